@@ -1,0 +1,3 @@
+package server
+
+var serverCommands = []command{}

@@ -1,0 +1,89 @@
+package server
+
+import "github.com/loopkv/loopkv/store"
+
+// cmdFlags describe a command as Redis's command table does.
+type cmdFlags uint32
+
+const (
+	flagWrite    cmdFlags = 1 << iota // may modify the keyspace
+	flagReadOnly                      // reads the keyspace only
+	flagFast                          // O(1) or O(log N)
+	flagAdmin                         // administrative (CONFIG, SHUTDOWN, CLIENT KILL)
+	flagNoAuth                        // allowed before authentication (AUTH, HELLO, QUIT, RESET)
+	flagNoScript
+	flagLoading
+	flagStale
+)
+
+// command is one row of a command table. Arity > 0 is exact, < 0 a minimum
+// (both count the name). First, Last and Step locate the key arguments as
+// COMMAND INFO reports them; Last -1 means the last argument.
+type command struct {
+	Name    string // lower case
+	Arity   int
+	Flags   cmdFlags
+	First   int
+	Last    int
+	Step    int
+	Group   string // COMMAND DOCS group: "string", "generic", "connection", "server"
+	Since   string // COMMAND DOCS since
+	Summary string
+	Fn      func(*cmdCtx)
+}
+
+// cmdCtx is what a command handler sees. owning loop only.
+type cmdCtx struct {
+	srv   *Server
+	cl    *client
+	store *store.Store
+	// args[0] is the command name as sent. args alias the connection's
+	// input: valid until the handler returns, never kept.
+	args [][]byte
+	out  []byte // replies are appended here
+	now  int64  // Unix time in milliseconds, read once per batch
+}
+
+// db is the client's selected database.
+func (c *cmdCtx) db() int { return c.cl.db }
+
+// commandTables lists every family's table; each family file declares its
+// own at its bottom.
+func commandTables() [][]command {
+	return [][]command{connCommands, serverCommands, stringCommands, keyCommands}
+}
+
+// commandIndex maps a lower-case name to its row; built once at init.
+var commandIndex = func() map[string]*command {
+	m := make(map[string]*command)
+	for _, t := range commandTables() {
+		for i := range t {
+			m[t[i].Name] = &t[i]
+		}
+	}
+	return m
+}()
+
+// lookupCommand finds name case-insensitively without allocating; scratch
+// is a loop-owned buffer of at least 32 bytes.
+func lookupCommand(name []byte, scratch []byte) *command {
+	if len(name) > len(scratch) {
+		return nil
+	}
+	b := scratch[:len(name)]
+	for i, ch := range name {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		b[i] = ch
+	}
+	return commandIndex[string(b)]
+}
+
+// arityOK reports whether n arguments (name included) fit arity.
+func arityOK(arity, n int) bool {
+	if arity >= 0 {
+		return n == arity
+	}
+	return n >= -arity
+}
