@@ -1,0 +1,43 @@
+package store
+
+// Status is the outcome of a store operation. The server maps each non-OK
+// status to Redis's error text in one place.
+type Status uint8
+
+const (
+	OK         Status = iota // the operation was done
+	NotFound                 // the key does not exist (or has expired)
+	NotSet                   // a condition (NX, XX, RENAMENX, COPY without REPLACE) was not met
+	WrongType                // the key holds a value of another type
+	NotInteger               // the value is not an integer or is out of range
+	Overflow                 // the increment or decrement would overflow
+	NotFloat                 // the value is not a valid float
+	NaNOrInf                 // the float increment would produce NaN or Infinity
+	TooLarge                 // the string would exceed MaxValueLen
+	SameObject               // source and destination are the same key
+)
+
+var statusNames = [...]string{
+	OK:         "OK",
+	NotFound:   "NotFound",
+	NotSet:     "NotSet",
+	WrongType:  "WrongType",
+	NotInteger: "NotInteger",
+	Overflow:   "Overflow",
+	NotFloat:   "NotFloat",
+	NaNOrInf:   "NaNOrInf",
+	TooLarge:   "TooLarge",
+	SameObject: "SameObject",
+}
+
+// String returns the status's name.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "Status(?)"
+}
+
+// MaxValueLen is the longest string value, Redis's default proto-max-bulk-len
+// (512 MiB).
+const MaxValueLen = 512 << 20
