@@ -558,7 +558,8 @@ func (m *clientHelloMsg) appendExtensions(b []byte) []byte {
 	var off int
 	if m.serverName != "" {
 		b, off = beginExt(b, extensionServerName)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		b = append(b, 0) // host_name
 		b = appendU16Prefixed(b, []byte(m.serverName))
 		b = endLen(b, list, 2)
@@ -579,7 +580,8 @@ func (m *clientHelloMsg) appendExtensions(b []byte) []byte {
 	}
 	if m.keyShares != nil {
 		b, off = beginExt(b, extensionKeyShare)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		for _, ks := range m.keyShares {
 			b = appendU16(b, ks.group)
 			b = appendU16Prefixed(b, ks.data)
@@ -622,7 +624,8 @@ func (m *clientHelloMsg) appendMoreExtensions(b []byte) []byte {
 	}
 	if m.alpnProtocols != nil {
 		b, off = beginExt(b, extensionALPN)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		for _, p := range m.alpnProtocols {
 			b = appendU8Prefixed(b, []byte(p))
 		}
@@ -639,7 +642,8 @@ func (m *clientHelloMsg) appendMoreExtensions(b []byte) []byte {
 	}
 	if m.pskIdentities != nil {
 		b, off = beginExt(b, extensionPreSharedKey)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		for _, id := range m.pskIdentities {
 			b = appendU16Prefixed(b, id.label)
 			b = appendU32(b, id.obfuscatedTicketAge)
@@ -744,7 +748,8 @@ func (m *serverHelloMsg) appendTLS12Extensions(b []byte) []byte {
 	}
 	if m.alpnProtocol != "" {
 		b, off = beginExt(b, extensionALPN)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		b = appendU8Prefixed(b, []byte(m.alpnProtocol))
 		b = endLen(b, list, 2)
 		b = endExt(b, off)
@@ -856,7 +861,8 @@ func (m *encryptedExtensionsMsg) appendTo(b []byte) []byte {
 	}
 	if m.alpnProtocol != "" {
 		b, off = beginExt(b, extensionALPN)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		b = appendU8Prefixed(b, []byte(m.alpnProtocol))
 		b = endLen(b, list, 2)
 		b = endExt(b, off)
@@ -937,7 +943,8 @@ func (m *certificateRequestMsgTLS13) appendTo(b []byte) []byte {
 	}
 	if m.certificateAuthorities != nil {
 		b, off = beginExt(b, extensionCertificateAuthorities)
-		b, list := beginLen(b, 2)
+		var list int
+		b, list = beginLen(b, 2)
 		for _, ca := range m.certificateAuthorities {
 			b = appendU16Prefixed(b, ca)
 		}
@@ -1003,7 +1010,8 @@ func (m *certificateMsgTLS13) appendTo(b []byte) []byte {
 	b = append(b, 0) // certificate_request_context
 	b, list := beginLen(b, 3)
 	for _, cert := range m.certificates {
-		b, off := beginLen(b, 3)
+		var off int
+		b, off = beginLen(b, 3)
 		b = endLen(append(b, cert...), off, 3)
 		b = append(b, 0, 0) // extensions
 	}
@@ -1110,7 +1118,8 @@ func (m *newSessionTicketMsgTLS13) appendTo(b []byte) []byte {
 	b = appendU16Prefixed(b, m.label)
 	b, exts := beginLen(b, 2)
 	if m.maxEarlyData != 0 {
-		b, off := beginExt(b, extensionEarlyData)
+		var off int
+		b, off = beginExt(b, extensionEarlyData)
 		b = endExt(appendU32(b, m.maxEarlyData), off)
 	}
 	b = endLen(b, exts, 2)

@@ -1,0 +1,605 @@
+package tlsengine
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdh"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Tests against the traces of RFC 8448 (final draft, testdata/rfc8448/). Each
+// test names the section it replays.
+
+const (
+	traceSection3 = "section3-simple-1rtt.txt"
+	traceSection4 = "section4-resumed-0rtt.txt"
+	traceSection5 = "section5-hello-retry-request.txt"
+)
+
+var (
+	traceCache   = map[string][]string{}
+	traceCacheMu sync.Mutex
+	// traceLabel matches `label (N octets):  hex...`.
+	traceLabel = regexp.MustCompile(`^(.*?) \((\d+) octets\):\s*(.*)$`)
+)
+
+func traceLines(t *testing.T, file string) []string {
+	t.Helper()
+	traceCacheMu.Lock()
+	defer traceCacheMu.Unlock()
+	if lines, ok := traceCache[file]; ok {
+		return lines
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "rfc8448", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	traceCache[file] = lines
+	return lines
+}
+
+// isPageBreak reports whether a trace line is part of an RFC page break.
+func isPageBreak(line string) bool {
+	s := strings.TrimSpace(line)
+	return s == "" || strings.HasPrefix(s, "Thomson ") || strings.HasPrefix(s, "Internet-Draft ") || s == "\f"
+}
+
+// hexOctets decodes a line made only of two-digit hex octets.
+func hexOctets(line string) ([]byte, bool) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(fields))
+	for _, f := range fields {
+		if len(f) != 2 {
+			return nil, false
+		}
+		v, err := strconv.ParseUint(f, 16, 8)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, byte(v))
+	}
+	return out, true
+}
+
+// traceHex returns the octets labelled label under the first step line that
+// starts with step (e.g. `{server}  construct a ServerHello handshake
+// message`), skipping labels, whitespace and page breaks, and checks the
+// octet count the label announces.
+func traceHex(t *testing.T, file, step, label string) []byte {
+	t.Helper()
+	return traceHexN(t, file, 0, step, label)
+}
+
+// traceHexN is traceHex under the n-th (0-based) matching step line.
+func traceHexN(t *testing.T, file string, n int, step, label string) []byte {
+	t.Helper()
+	lines := traceLines(t, file)
+	i := 0
+	for ; i < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), step) {
+			if n == 0 {
+				break
+			}
+			n--
+		}
+	}
+	if i == len(lines) {
+		t.Fatalf("%s: step %q not found", file, step)
+	}
+	for i++; i < len(lines); i++ {
+		s := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(s, "{") {
+			break // the next step
+		}
+		m := traceLabel.FindStringSubmatch(s)
+		if m == nil || m[1] != label {
+			continue
+		}
+		want, _ := strconv.Atoi(m[2])
+		if want == 0 {
+			return []byte{}
+		}
+		out, ok := hexOctets(m[3])
+		if !ok {
+			t.Fatalf("%s: %s/%s: bad first line %q", file, step, label, m[3])
+		}
+		for i++; i < len(lines) && len(out) < want; i++ {
+			if isPageBreak(lines[i]) {
+				continue
+			}
+			more, ok := hexOctets(lines[i])
+			if !ok {
+				break
+			}
+			out = append(out, more...)
+		}
+		if len(out) != want {
+			t.Fatalf("%s: %s/%s: got %d octets, label says %d", file, step, label, len(out), want)
+		}
+		return out
+	}
+	t.Fatalf("%s: label %q not found under step %q", file, label, step)
+	return nil
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+var _ = mustHex
+
+func sha256Of(parts ...[]byte) []byte {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+// Step lines of RFC 8448 used below.
+const (
+	stepClientHello     = "{client}  construct a ClientHello handshake message"
+	stepServerHello     = "{server}  construct a ServerHello handshake message"
+	stepEE              = "{server}  construct a EncryptedExtensions handshake message"
+	stepCertificate     = "{server}  construct a Certificate handshake message"
+	stepCertVerify      = "{server}  construct a CertificateVerify handshake message"
+	stepServerFinished  = "{server}  construct a Finished handshake message"
+	stepClientFinished  = "{client}  construct a Finished handshake message"
+	stepNewTicket       = "{server}  construct a NewSessionTicket handshake message"
+	stepClientKeyPair   = "{client}  create an ephemeral"
+	stepServerKeyPair   = "{server}  create an ephemeral"
+	stepClientSend      = "{client}  send handshake record:"
+	stepEarly           = `{server}  extract secret "early":`
+	stepHandshake       = `{server}  extract secret "handshake":`
+	stepMaster          = `{server}  extract secret "master":`
+	stepCHSTraffic      = `{server}  derive secret "tls13 c hs traffic":`
+	stepSHSTraffic      = `{server}  derive secret "tls13 s hs traffic":`
+	stepCAPTraffic      = `{server}  derive secret "tls13 c ap traffic":`
+	stepSAPTraffic      = `{server}  derive secret "tls13 s ap traffic":`
+	stepExporter        = `{server}  derive secret "tls13 exp master":`
+	stepServerHSKeys    = "{server}  derive write traffic keys for handshake data:"
+	stepServerAPKeys    = "{server}  derive write traffic keys for application data:"
+	stepClientHSKeys    = "{server}  derive read traffic keys for handshake data:"
+	stepClientAPKeys    = "{client}  derive write traffic keys for application data:"
+	stepServerFinCalc   = `{server}  calculate finished "tls13 finished":`
+	stepClientFinCalc   = `{client}  calculate finished "tls13 finished":`
+	stepResMaster       = `{client}  derive secret "tls13 res master":`
+	stepResumption      = `{server}  generate resumption secret "tls13 resumption":`
+	stepBinder          = "{client}  calculate PSK binder:"
+	stepClientEarly     = `{client}  extract secret "early":`
+	stepEarlyTraffic    = `{client}  derive secret "tls13 c e traffic":`
+	stepClientHSKeysOut = "{client}  derive write traffic keys for handshake data:"
+)
+
+// section3 holds the Section 3 handshake messages and every value the key
+// schedule derives from them.
+type section3 struct {
+	ch, sh, ee, cert, cv, sf, cf []byte
+
+	shared                           []byte
+	early                            earlySecret
+	hs                               handshakeSecret
+	ms                               masterSecret
+	thHello, thServerFin, thClientFn []byte
+	chts, shts, cats, sats, exp, res []byte
+	psk                              []byte
+}
+
+func loadSection3(t *testing.T) *section3 {
+	t.Helper()
+	f := traceSection3
+	s := &section3{
+		ch:   traceHex(t, f, stepClientHello, "ClientHello"),
+		sh:   traceHex(t, f, stepServerHello, "ServerHello"),
+		ee:   traceHex(t, f, stepEE, "EncryptedExtensions"),
+		cert: traceHex(t, f, stepCertificate, "Certificate"),
+		cv:   traceHex(t, f, stepCertVerify, "CertificateVerify"),
+		sf:   traceHex(t, f, stepServerFinished, "Finished"),
+		cf:   traceHex(t, f, stepClientFinished, "Finished"),
+	}
+	priv, err := ecdh.X25519().NewPrivateKey(traceHex(t, f, stepServerKeyPair, "private key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ch clientHelloMsg
+	if !ch.unmarshal(s.ch) || len(ch.keyShares) != 1 {
+		t.Fatal("Section 3: ClientHello does not parse")
+	}
+	peer, err := ecdh.X25519().NewPublicKey(ch.keyShares[0].data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.shared, err = priv.ECDH(peer); err != nil {
+		t.Fatal(err)
+	}
+
+	tr := newTranscript(crypto.SHA256)
+	s.early = newEarlySecret(crypto.SHA256, nil)
+	s.hs = s.early.handshakeSecret(s.shared)
+	tr.write(s.ch)
+	tr.write(s.sh)
+	s.thHello = tr.sum(nil)
+	s.chts = s.hs.clientHandshakeTrafficSecret(s.thHello)
+	s.shts = s.hs.serverHandshakeTrafficSecret(s.thHello)
+	s.ms = s.hs.masterSecret()
+	for _, m := range [][]byte{s.ee, s.cert, s.cv, s.sf} {
+		tr.write(m)
+	}
+	s.thServerFin = tr.sum(nil)
+	s.cats = s.ms.clientApplicationTrafficSecret(s.thServerFin)
+	s.sats = s.ms.serverApplicationTrafficSecret(s.thServerFin)
+	s.exp = s.ms.exporterMasterSecret(s.thServerFin)
+	tr.write(s.cf)
+	s.thClientFn = tr.sum(nil)
+	s.res = s.ms.resumptionMasterSecret(s.thClientFn)
+	s.psk = resumptionPSK(crypto.SHA256, s.res, []byte{0, 0})
+	return s
+}
+
+func keyOf(h crypto.Hash, secret []byte) []byte { k, _ := trafficKeys(h, secret, 16); return k }
+func ivOf(h crypto.Hash, secret []byte) []byte  { _, iv := trafficKeys(h, secret, 16); return iv }
+
+// section3KeyScheduleTests lists every Section 3 value the key schedule must
+// reproduce: the trace step, the label under it, and our derivation.
+var section3KeyScheduleTests = []struct {
+	step, label string
+	got         func(t *testing.T, s *section3) []byte
+}{
+	{stepEarly, "secret", func(_ *testing.T, s *section3) []byte { return s.early.secret }},
+	{stepHandshake, "IKM", func(_ *testing.T, s *section3) []byte { return s.shared }},
+	{stepHandshake, "secret", func(_ *testing.T, s *section3) []byte { return s.hs.secret }},
+	{stepCHSTraffic, "hash", func(_ *testing.T, s *section3) []byte { return s.thHello }},
+	{stepCHSTraffic, "expanded", func(_ *testing.T, s *section3) []byte { return s.chts }},
+	{stepSHSTraffic, "expanded", func(_ *testing.T, s *section3) []byte { return s.shts }},
+	{stepMaster, "secret", func(_ *testing.T, s *section3) []byte { return s.ms.secret }},
+	{stepServerHSKeys, "key expanded", func(_ *testing.T, s *section3) []byte { return keyOf(crypto.SHA256, s.shts) }},
+	{stepServerHSKeys, "iv expanded", func(_ *testing.T, s *section3) []byte { return ivOf(crypto.SHA256, s.shts) }},
+	{stepClientHSKeys, "key expanded", func(_ *testing.T, s *section3) []byte { return keyOf(crypto.SHA256, s.chts) }},
+	{stepClientHSKeys, "iv expanded", func(_ *testing.T, s *section3) []byte { return ivOf(crypto.SHA256, s.chts) }},
+	{stepServerFinCalc, "finished", func(_ *testing.T, s *section3) []byte {
+		return finishedVerifyData(crypto.SHA256, s.shts, sha256Of(s.ch, s.sh, s.ee, s.cert, s.cv))
+	}},
+	{stepCAPTraffic, "hash", func(_ *testing.T, s *section3) []byte { return s.thServerFin }},
+	{stepCAPTraffic, "expanded", func(_ *testing.T, s *section3) []byte { return s.cats }},
+	{stepSAPTraffic, "expanded", func(_ *testing.T, s *section3) []byte { return s.sats }},
+	{stepExporter, "expanded", func(_ *testing.T, s *section3) []byte { return s.exp }},
+	{stepServerAPKeys, "key expanded", func(_ *testing.T, s *section3) []byte { return keyOf(crypto.SHA256, s.sats) }},
+	{stepServerAPKeys, "iv expanded", func(_ *testing.T, s *section3) []byte { return ivOf(crypto.SHA256, s.sats) }},
+	{stepClientFinCalc, "finished", func(_ *testing.T, s *section3) []byte {
+		return finishedVerifyData(crypto.SHA256, s.chts, s.thServerFin)
+	}},
+	{stepClientAPKeys, "key expanded", func(_ *testing.T, s *section3) []byte { return keyOf(crypto.SHA256, s.cats) }},
+	{stepClientAPKeys, "iv expanded", func(_ *testing.T, s *section3) []byte { return ivOf(crypto.SHA256, s.cats) }},
+	{stepResMaster, "hash", func(_ *testing.T, s *section3) []byte { return s.thClientFn }},
+	{stepResMaster, "expanded", func(_ *testing.T, s *section3) []byte { return s.res }},
+	{stepResumption, "expanded", func(_ *testing.T, s *section3) []byte { return s.psk }},
+}
+
+func TestRFC8448Section3KeyScheduleMatchesTrace(t *testing.T) {
+	s := loadSection3(t)
+	for i, tt := range section3KeyScheduleTests {
+		want := traceHex(t, traceSection3, tt.step, tt.label)
+		if got := tt.got(t, s); !bytes.Equal(got, want) {
+			t.Errorf("#%d: %s / %s = %x, want %x", i, tt.step, tt.label, got, want)
+		}
+	}
+}
+
+func TestRFC8448Section3HkdfExpandLabelInfo(t *testing.T) {
+	// The trace prints HkdfLabel for "tls13 derived"; expanding with the
+	// early secret must give the trace's expanded value.
+	s := loadSection3(t)
+	got := hkdfExpandLabel(sha256.New, s.early.secret, labelDerived, sha256Of(), 32)
+	want := traceHex(t, traceSection3, `{server}  derive secret for handshake "tls13 derived":`, "expanded")
+	if !bytes.Equal(got, want) {
+		t.Errorf("derived = %x, want %x", got, want)
+	}
+}
+
+func TestRFC8448Section3ParsesClientHello(t *testing.T) {
+	raw := traceHex(t, traceSection3, stepClientHello, "ClientHello")
+	var m clientHelloMsg
+	if !m.unmarshal(raw) {
+		t.Fatal("Section 3 ClientHello does not parse")
+	}
+	want := clientHelloMsg{
+		raw:                          raw,
+		vers:                         0x0303,
+		random:                       raw[6:38], // client randomness: the trace's own
+		cipherSuites:                 []uint16{0x1301, 0x1303, 0x1302},
+		compressionMethods:           []uint8{0},
+		serverName:                   "server",
+		supportedGroups:              []uint16{0x1d, 0x17, 0x18, 0x19, 0x100, 0x101, 0x102, 0x103, 0x104},
+		signatureAlgorithms:          []uint16{0x0403, 0x0503, 0x0603, 0x0203, 0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601, 0x0201, 0x0402, 0x0502, 0x0602, 0x0202},
+		supportedVersions:            []uint16{0x0304},
+		keyShares:                    []keyShare{{0x1d, traceHex(t, traceSection3, stepClientKeyPair, "public key")}},
+		pskModes:                     []uint8{pskModeDHE},
+		recordSizeLimit:              0x4001,
+		hasRecordSizeLimit:           true,
+		secureRenegotiationSupported: true,
+		ticketSupported:              true,
+		extensions:                   []uint16{0, 0xff01, 10, 35, 51, 43, 13, 45, 28},
+	}
+	if !clientHellosEqual(&m, &want) {
+		t.Errorf("parsed %+v\nwant   %+v", m, want)
+	}
+	// The fixed extension order of appendTo is the trace's order.
+	if got := m.appendTo(nil); !bytes.Equal(got, raw) {
+		t.Errorf("re-serialised ClientHello\n got %x\nwant %x", got, raw)
+	}
+}
+
+// clientHellosEqual compares every field.
+func clientHellosEqual(a, b *clientHelloMsg) bool {
+	return reflect.DeepEqual(a, b)
+}
+
+func TestRFC8448Section3ServerMessagesReserialise(t *testing.T) {
+	s := loadSection3(t)
+	f := traceSection3
+	var certMsg certificateMsgTLS13
+	if !certMsg.unmarshal(s.cert) || len(certMsg.certificates) != 1 {
+		t.Fatal("Section 3 Certificate does not parse")
+	}
+	leaf, err := x509.ParseCertificate(certMsg.certificates[0])
+	if err != nil || leaf.Subject.CommonName != "rsa" {
+		t.Fatalf("Section 3 certificate: %v, CN %q", err, leaf.Subject.CommonName)
+	}
+	var cv certificateVerifyMsg
+	if !cv.unmarshal(s.cv) {
+		t.Fatal("Section 3 CertificateVerify does not parse")
+	}
+	// RFC 8446, Section 4.4.3: the signature covers 64 spaces, the context
+	// string, a zero byte and the transcript hash through Certificate.
+	signed := append(bytes.Repeat([]byte{0x20}, 64), "TLS 1.3, server CertificateVerify\x00"...)
+	signed = append(signed, sha256Of(s.ch, s.sh, s.ee, s.cert)...)
+	digest := sha256.Sum256(signed)
+	if err := rsa.VerifyPSS(leaf.PublicKey.(*rsa.PublicKey), crypto.SHA256, digest[:], cv.signature,
+		&rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}); err != nil {
+		t.Errorf("Section 3 CertificateVerify signature: %v", err)
+	}
+	var nst newSessionTicketMsgTLS13
+	nstRaw := traceHex(t, f, stepNewTicket, "NewSessionTicket")
+	if !nst.unmarshal(nstRaw) {
+		t.Fatal("Section 3 NewSessionTicket does not parse")
+	}
+
+	msgs := []struct {
+		name string
+		m    interface{ appendTo([]byte) []byte }
+		want []byte
+	}{
+		{"ServerHello", &serverHelloMsg{
+			vers:             0x0303,
+			random:           s.sh[6:38], // server randomness cannot be derived: the trace's own
+			cipherSuite:      0x1301,
+			supportedVersion: 0x0304,
+			serverShare:      keyShare{0x1d, traceHex(t, f, stepServerKeyPair, "public key")},
+		}, s.sh},
+		{"EncryptedExtensions", &encryptedExtensionsMsg{
+			supportedGroups: []uint16{0x1d, 0x17, 0x18, 0x19, 0x100, 0x101, 0x102, 0x103, 0x104},
+			recordSizeLimit: 0x4001,
+			serverNameAck:   true,
+		}, s.ee},
+		{"Certificate", &certificateMsgTLS13{certificates: [][]byte{leaf.Raw}}, s.cert},
+		{"CertificateVerify", &certificateVerifyMsg{signatureAlgorithm: 0x0804, signature: cv.signature}, s.cv},
+		{"Finished", &finishedMsg{verifyData: finishedVerifyData(crypto.SHA256, s.shts, sha256Of(s.ch, s.sh, s.ee, s.cert, s.cv))}, s.sf},
+		{"NewSessionTicket", &newSessionTicketMsgTLS13{
+			lifetime: 30, ageAdd: 0x933d0932, nonce: []byte{0, 0}, label: nst.label, maxEarlyData: 0x400,
+		}, nstRaw},
+	}
+	for i, tt := range msgs {
+		if got := tt.m.appendTo(nil); !bytes.Equal(got, tt.want) {
+			t.Errorf("#%d %s:\n got %x\nwant %x", i, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRFC8448Section4BinderFromTruncatedClientHello(t *testing.T) {
+	s3 := loadSection3(t)
+	f := traceSection4
+	full := traceHex(t, f, stepClientSend, "payload")
+	var ch clientHelloMsg
+	if !ch.unmarshal(full) {
+		t.Fatal("Section 4 ClientHello does not parse")
+	}
+	if len(ch.pskIdentities) != 1 || len(ch.pskBinders) != 1 || !ch.earlyData {
+		t.Fatalf("Section 4 ClientHello: %d identities, %d binders, early_data %v", len(ch.pskIdentities), len(ch.pskBinders), ch.earlyData)
+	}
+	truncated := full[:ch.bindersOffset]
+	if want := traceHex(t, f, stepBinder, "ClientHello prefix"); !bytes.Equal(truncated, want) {
+		t.Errorf("truncated ClientHello\n got %x\nwant %x", truncated, want)
+	}
+	// The ticket is the one Section 3's NewSessionTicket carried.
+	var nst newSessionTicketMsgTLS13
+	nst.unmarshal(traceHex(t, traceSection3, stepNewTicket, "NewSessionTicket"))
+	if !bytes.Equal(ch.pskIdentities[0].label, nst.label) {
+		t.Error("Section 4 identity is not the Section 3 ticket")
+	}
+	if want := traceHex(t, f, stepClientEarly, "IKM"); !bytes.Equal(s3.psk, want) {
+		t.Errorf("PSK = %x, want %x", s3.psk, want)
+	}
+	early := newEarlySecret(crypto.SHA256, s3.psk)
+	binderKey := early.resumptionBinderKey()
+	binder := finishedVerifyData(crypto.SHA256, binderKey, sha256Of(truncated))
+	checks := []struct {
+		step, label string
+		got         []byte
+	}{
+		{stepClientEarly, "secret", early.secret},
+		{stepBinder, "binder hash", sha256Of(truncated)},
+		{stepBinder, "PRK", binderKey},
+		{stepBinder, "finished", binder},
+		{stepEarlyTraffic, "hash", sha256Of(full)},
+		{stepEarlyTraffic, "expanded", early.clientEarlyTrafficSecret(sha256Of(full))},
+	}
+	for i, c := range checks {
+		if want := traceHex(t, f, c.step, c.label); !bytes.Equal(c.got, want) {
+			t.Errorf("#%d: %s / %s = %x, want %x", i, c.step, c.label, c.got, want)
+		}
+	}
+	if !bytes.Equal(ch.pskBinders[0], binder) {
+		t.Errorf("ClientHello binder %x, want %x", ch.pskBinders[0], binder)
+	}
+}
+
+func TestRFC8448Section4ResumedHandshake(t *testing.T) {
+	s3 := loadSection3(t)
+	f := traceSection4
+	full := traceHex(t, f, stepClientSend, "payload")
+	sh := traceHex(t, f, stepServerHello, "ServerHello")
+	ee := traceHex(t, f, stepEE, "EncryptedExtensions")
+	var ch clientHelloMsg
+	if !ch.unmarshal(full) {
+		t.Fatal("Section 4 ClientHello does not parse")
+	}
+	priv, err := ecdh.X25519().NewPrivateKey(traceHex(t, f, stepServerKeyPair, "private key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ecdh.X25519().NewPublicKey(ch.keyShares[0].data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, _ := priv.ECDH(peer)
+	hs := newEarlySecret(crypto.SHA256, s3.psk).handshakeSecret(shared)
+	th := sha256Of(full, sh)
+	shts := hs.serverHandshakeTrafficSecret(th)
+	checks := []struct {
+		step, label string
+		got         []byte
+	}{
+		{stepHandshake, "secret", hs.secret},
+		{stepCHSTraffic, "expanded", hs.clientHandshakeTrafficSecret(th)},
+		{stepSHSTraffic, "expanded", shts},
+		{stepMaster, "secret", hs.masterSecret().secret},
+		{stepServerFinCalc, "finished", finishedVerifyData(crypto.SHA256, shts, sha256Of(full, sh, ee))},
+	}
+	for i, c := range checks {
+		if want := traceHex(t, f, c.step, c.label); !bytes.Equal(c.got, want) {
+			t.Errorf("#%d: %s / %s = %x, want %x", i, c.step, c.label, c.got, want)
+		}
+	}
+	shMsg := serverHelloMsg{
+		vers: 0x0303, random: sh[6:38], cipherSuite: 0x1301, supportedVersion: 0x0304,
+		serverShare:             keyShare{0x1d, traceHex(t, f, stepServerKeyPair, "public key")},
+		selectedIdentityPresent: true, selectedIdentity: 0,
+	}
+	if got := shMsg.appendTo(nil); !bytes.Equal(got, sh) {
+		t.Errorf("ServerHello\n got %x\nwant %x", got, sh)
+	}
+	eeMsg := encryptedExtensionsMsg{
+		supportedGroups: []uint16{0x1d, 0x17, 0x18, 0x19, 0x100, 0x101, 0x102, 0x103, 0x104},
+		recordSizeLimit: 0x4001, serverNameAck: true, earlyData: true,
+	}
+	if got := eeMsg.appendTo(nil); !bytes.Equal(got, ee) {
+		t.Errorf("EncryptedExtensions\n got %x\nwant %x", got, ee)
+	}
+	eoed := traceHex(t, f, "{client}  construct a EndOfEarlyData handshake message", "EndOfEarlyData")
+	if !new(endOfEarlyDataMsg).unmarshal(eoed) || !bytes.Equal(new(endOfEarlyDataMsg).appendTo(nil), eoed) {
+		t.Errorf("EndOfEarlyData %x does not round-trip", eoed)
+	}
+}
+
+func TestRFC8448Section5HelloRetryRequest(t *testing.T) {
+	f := traceSection5
+	ch1 := traceHexN(t, f, 0, stepClientHello, "ClientHello")
+	hrr := traceHexN(t, f, 0, stepServerHello, "ServerHello")
+	ch2 := traceHexN(t, f, 1, stepClientHello, "ClientHello")
+	sh := traceHexN(t, f, 1, stepServerHello, "ServerHello")
+	if payload := traceHexN(t, f, 1, stepClientSend, "payload"); !bytes.Equal(ch2, payload) {
+		t.Fatal("Section 5: second ClientHello differs from its record payload")
+	}
+	var c1, c2 clientHelloMsg
+	if !c1.unmarshal(ch1) || !c2.unmarshal(ch2) {
+		t.Fatal("Section 5 ClientHellos do not parse")
+	}
+	if c2.cookie == nil || len(c2.keyShares) != 1 || c2.keyShares[0].group != 0x17 {
+		t.Fatalf("Section 5 second ClientHello: cookie %x, shares %v", c2.cookie, c2.keyShares)
+	}
+	// The HelloRetryRequest, rebuilt from fields; the cookie is the one the
+	// client echoed.
+	hrrMsg := serverHelloMsg{
+		vers: 0x0303, random: helloRetryRequestRandom, cipherSuite: 0x1301,
+		selectedGroup: 0x17, cookie: c2.cookie, supportedVersion: 0x0304,
+	}
+	if got := hrrMsg.appendTo(nil); !bytes.Equal(got, hrr) {
+		t.Errorf("HelloRetryRequest\n got %x\nwant %x", got, hrr)
+	}
+	var parsed serverHelloMsg
+	if !parsed.unmarshal(hrr) || !parsed.isHelloRetryRequest() || parsed.selectedGroup != 0x17 {
+		t.Errorf("HelloRetryRequest does not parse back: %+v", parsed)
+	}
+
+	// RFC 8446, Section 4.4.1: ClientHello1 becomes message_hash.
+	tr := newTranscript(crypto.SHA256)
+	tr.write(ch1)
+	tr.hrrRewrite()
+	for _, m := range [][]byte{hrr, ch2, sh} {
+		tr.write(m)
+	}
+	th := tr.sum(nil)
+	if want := traceHex(t, f, stepCHSTraffic, "hash"); !bytes.Equal(th, want) {
+		t.Errorf("transcript hash after HelloRetryRequest = %x, want %x", th, want)
+	}
+
+	priv, err := ecdh.P256().NewPrivateKey(traceHex(t, f, stepServerKeyPair, "private key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ecdh.P256().NewPublicKey(c2.keyShares[0].data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, _ := priv.ECDH(peer)
+	hs := newEarlySecret(crypto.SHA256, nil).handshakeSecret(shared)
+	checks := []struct {
+		step, label string
+		got         []byte
+	}{
+		{stepHandshake, "IKM", shared},
+		{stepHandshake, "secret", hs.secret},
+		{stepCHSTraffic, "expanded", hs.clientHandshakeTrafficSecret(th)},
+		{stepSHSTraffic, "expanded", hs.serverHandshakeTrafficSecret(th)},
+	}
+	for i, c := range checks {
+		if want := traceHex(t, f, c.step, c.label); !bytes.Equal(c.got, want) {
+			t.Errorf("#%d: %s / %s = %x, want %x", i, c.step, c.label, c.got, want)
+		}
+	}
+	shMsg := serverHelloMsg{
+		vers: 0x0303, random: sh[6:38], cipherSuite: 0x1301, supportedVersion: 0x0304,
+		serverShare: keyShare{0x17, traceHex(t, f, stepServerKeyPair, "public key")},
+	}
+	if got := shMsg.appendTo(nil); !bytes.Equal(got, sh) {
+		t.Errorf("ServerHello\n got %x\nwant %x", got, sh)
+	}
+}
+
+func TestRFC8448TraceReaderSkipsPageBreaks(t *testing.T) {
+	// Section 3's Certificate spans a page break; its first certificate
+	// length must match the octets read.
+	cert := traceHex(t, traceSection3, stepCertificate, "Certificate")
+	if len(cert) != 445 || cert[len(cert)-1] != 0 || !bytes.Equal(cert[:4], []byte{0x0b, 0, 1, 0xb9}) {
+		t.Errorf("Certificate read as %d octets: %x...", len(cert), cert[:8])
+	}
+}
