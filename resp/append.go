@@ -119,27 +119,35 @@ func AppendPushLen(dst []byte, n int, proto int) []byte {
 }
 
 // AppendDouble appends a double: ,f\r\n in RESP3, a bulk string in RESP2.
-// The text is the shortest that round-trips, with inf, -inf and nan spelt as
-// Redis spells them.
+// The text is the shortest that round-trips, laid out as C's %.17g lays it
+// out (as Redis 7.2's fpconv_dtoa does): plain notation for decimal
+// exponents -4 to 16, else d.ddde±XX; inf, -inf and nan are spelt as Redis
+// spells them.
 func AppendDouble(dst []byte, f float64, proto int) []byte {
 	var tmp [32]byte
-	var s []byte
-	switch {
-	case math.IsInf(f, 1):
-		s = append(tmp[:0], "inf"...)
-	case math.IsInf(f, -1):
-		s = append(tmp[:0], "-inf"...)
-	case math.IsNaN(f):
-		s = append(tmp[:0], "nan"...)
-	default:
-		s = strconv.AppendFloat(tmp[:0], f, 'g', -1, 64)
-	}
+	s := appendDoubleText(tmp[:0], f)
 	if proto >= 3 {
 		dst = append(dst, ',')
 		dst = append(dst, s...)
 		return append(dst, '\r', '\n')
 	}
 	return AppendBulk(dst, s)
+}
+
+// appendDoubleText appends the text AppendDouble writes for f.
+func appendDoubleText(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	}
+	if f == 0 || (math.Abs(f) >= 1e-4 && math.Abs(f) < 1e17) {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	return strconv.AppendFloat(dst, f, 'e', -1, 64)
 }
 
 // AppendBool appends a boolean: #t or #f in RESP3, :1 or :0 in RESP2.

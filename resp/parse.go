@@ -1,87 +1,249 @@
 package resp
 
-// TEMPORARY naive parser: same API as the real one, to be replaced.
-// It handles only complete multibulk commands and inline commands.
+import "bytes"
 
-import (
-	"bytes"
-	"errors"
-	"strconv"
+// Parser parses commands incrementally from the front of a buffer. The zero
+// value is ready to use with DefaultLimits. A Parser belongs to one
+// connection and is not safe for concurrent use.
+type Parser struct {
+	// Limits bounds the requests accepted; zero fields mean the defaults.
+	Limits Limits
+
+	// Resume state of a partial command, kept as offsets from the start of
+	// the command because the caller may move its bytes between calls.
+	// 0 <= pos <= seen and pos <= scan <= seen.
+	state uint8  // stIdle, stCount, stArgs or stInline
+	left  int    // multibulk elements still to read (stArgs)
+	pos   int    // offset of the next unread header line or bulk payload
+	scan  int    // offset the current line was searched up to for its end
+	bulk  int64  // length of the pending bulk payload, -1 while its header is unread
+	seen  int    // len(buf) at the last call
+	spans []span // the arguments read so far
+
+	args [][]byte // returned by Next; reused
+	err  error    // sticky until Reset
+
+	examined int // bytes searched for line ends; tests use it to prove there is no re-scan
+}
+
+// span locates an argument in the caller's buffer: buf[start:end].
+type span struct{ start, end int }
+
+// Parser states.
+const (
+	stIdle   uint8 = iota // between commands
+	stCount               // reading the *<count> line
+	stArgs                // reading $<len> lines and payloads
+	stInline              // looking for the end of an inline line
 )
 
-// Limits bounds what the parser accepts.
-type Limits struct {
-	MaxBulk   int64 // longest bulk string; proto-max-bulk-len, default 512 MiB
-	MaxArgs   int   // most arguments in one command, default 1,048,576
-	MaxInline int   // longest inline command line, default 64 KiB
-}
+// maxKeptArgs is the largest argument slice kept between commands; a
+// connection that sent a huge command does not hold its slices forever.
+const maxKeptArgs = 1024
 
-// DefaultLimits are Redis's defaults.
-var DefaultLimits = Limits{MaxBulk: 512 << 20, MaxArgs: 1 << 20, MaxInline: 64 << 10}
-
-// ProtocolError is a malformed request. Its Error text is Redis's, such as
-// "Protocol error: invalid bulk length"; the server replies "-ERR " + text
-// and closes the connection.
-type ProtocolError struct{ msg string }
-
-func (e *ProtocolError) Error() string { return e.msg }
-
-// Parser parses commands incrementally. The zero value uses DefaultLimits.
-type Parser struct {
-	Limits Limits
-	args   [][]byte
-}
-
-// Next parses one command from the front of buf. args alias buf and an
-// internal slice: they stay valid until the next call to Next or Reset and
-// until the caller discards the bytes. n is the number of bytes the command
-// took. n == 0 && err == nil means more bytes are needed: call again with a
-// buffer that starts with the same bytes. n > 0 with no args is an empty
-// inline line to skip.
+// Next parses one command from the front of buf.
+//
+// args alias buf and an internal slice: they stay valid until the next call
+// to Next or Reset and until the caller discards those bytes. Each argument
+// has its capacity capped at its length. n is the number of bytes the
+// command took. n == 0 && err == nil means more bytes are needed: call again
+// with a buffer that starts with the same bytes followed by more, possibly at
+// another address; the work already done is not repeated. n > 0 with no
+// args is an empty inline line, *0 or *-1, to skip.
+//
+// An error is a *ProtocolError with Redis's text; the connection must be
+// answered and closed. Errors are sticky until Reset. Next may rewrite the
+// bytes of an inline line it consumed, to unescape quoted arguments in
+// place.
 func (p *Parser) Next(buf []byte) (args [][]byte, n int, err error) {
-	p.args = p.args[:0]
-	if len(buf) == 0 {
-		return nil, 0, nil
+	if p.err != nil {
+		return nil, 0, p.err
 	}
-	if buf[0] != '*' {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
+	if len(buf) < p.seen {
+		p.restart() // not the bytes seen before: start over
+	}
+	p.seen = len(buf)
+	switch p.state {
+	case stIdle:
+		if len(buf) == 0 {
 			return nil, 0, nil
 		}
-		line := bytes.TrimRight(buf[:i], "\r")
-		p.args = append(p.args, bytes.Fields(line)...)
-		return p.args, i + 1, nil
-	}
-	i := bytes.IndexByte(buf, '\n')
-	if i < 0 {
-		return nil, 0, nil
-	}
-	cnt, e := strconv.Atoi(string(bytes.TrimRight(buf[1:i], "\r")))
-	if e != nil {
-		return nil, 0, &ProtocolError{"Protocol error: invalid multibulk length"}
-	}
-	pos := i + 1
-	for k := 0; k < cnt; k++ {
-		j := bytes.IndexByte(buf[pos:], '\n')
-		if j < 0 {
-			return nil, 0, nil
+		if cap(p.args) > maxKeptArgs {
+			p.args, p.spans = nil, nil
 		}
-		if buf[pos] != '$' {
-			return nil, 0, errors.New("Protocol error: expected '$'")
+		if buf[0] == '*' {
+			p.state, p.scan = stCount, 1
+			return p.multibulk(buf)
 		}
-		l, e := strconv.Atoi(string(bytes.TrimRight(buf[pos+1:pos+j], "\r")))
-		if e != nil {
-			return nil, 0, &ProtocolError{"Protocol error: invalid bulk length"}
-		}
-		pos += j + 1
-		if len(buf) < pos+l+2 {
-			return nil, 0, nil
-		}
-		p.args = append(p.args, buf[pos:pos+l])
-		pos += l + 2
+		return p.inline(buf)
+	case stInline:
+		return p.inline(buf)
+	default:
+		return p.multibulk(buf)
 	}
-	return p.args, pos, nil
 }
 
-// Reset forgets any partial command.
-func (p *Parser) Reset() { p.args = p.args[:0] }
+// Reset forgets any partial command and any error.
+func (p *Parser) Reset() {
+	p.restart()
+	p.err = nil
+	p.args = p.args[:0]
+}
+
+// restart returns to stIdle.
+func (p *Parser) restart() {
+	p.state, p.left, p.pos, p.scan, p.bulk, p.seen = stIdle, 0, 0, 0, -1, 0
+	p.spans = p.spans[:0]
+}
+
+// Pending returns how long the buffer must be, counted from the start of
+// the current command, before the next call to Next can make progress on a
+// bulk payload whose length is known; 0 when no such payload is pending.
+// A server can size its input buffer with it.
+func (p *Parser) Pending() (need int) {
+	if p.state != stArgs || p.bulk < 0 {
+		return 0
+	}
+	return p.pos + int(p.bulk) + 2
+}
+
+// fail makes err sticky and returns it.
+func (p *Parser) fail(err error) ([][]byte, int, error) {
+	p.restart()
+	p.err = err
+	return nil, 0, err
+}
+
+// findCR returns the index of the first CR in buf at or after from, or -1,
+// counting the bytes it examined.
+func (p *Parser) findCR(buf []byte, from int) int {
+	i := bytes.IndexByte(buf[from:], '\r')
+	if i < 0 {
+		p.examined += len(buf) - from
+		return -1
+	}
+	p.examined += i + 1
+	return from + i
+}
+
+// multibulk continues a multibulk command: the count line, then one header
+// line and payload per element (networking.c, processMultibulkBuffer).
+func (p *Parser) multibulk(buf []byte) ([][]byte, int, error) {
+	lim := p.Limits.orDefault()
+	if p.state == stCount {
+		cr := p.findCR(buf, p.scan)
+		if cr < 0 {
+			if len(buf) > lim.MaxInline {
+				return p.fail(ErrTooBigMbulkCount)
+			}
+			p.scan = len(buf)
+			return nil, 0, nil
+		}
+		if cr+1 >= len(buf) { // the LF has not arrived; it is not checked
+			p.scan = cr
+			return nil, 0, nil
+		}
+		count, ok := parseInt(buf[1:cr])
+		if !ok || count > int64(lim.MaxArgs) {
+			return p.fail(ErrInvalidMultibulkLength)
+		}
+		if count <= 0 {
+			p.restart()
+			return p.args[:0], cr + 2, nil
+		}
+		p.state, p.left, p.pos, p.scan, p.bulk = stArgs, int(count), cr+2, cr+2, -1
+	}
+	for p.left > 0 {
+		if p.bulk < 0 {
+			if err := p.bulkHeader(buf, &lim); err != nil || p.bulk < 0 {
+				if err != nil {
+					return p.fail(err)
+				}
+				return nil, 0, nil
+			}
+		}
+		if int64(len(buf)-p.pos) < p.bulk+2 {
+			return nil, 0, nil
+		}
+		end := p.pos + int(p.bulk)
+		p.spans = append(p.spans, span{p.pos, end})
+		p.pos, p.scan, p.bulk = end+2, end+2, -1
+		p.left--
+	}
+	args := p.args[:0]
+	for _, s := range p.spans {
+		args = append(args, buf[s.start:s.end:s.end])
+	}
+	p.args = args
+	n := p.pos
+	p.restart()
+	return args, n, nil
+}
+
+// bulkHeader reads a $<len> line at p.pos, setting p.bulk, or leaves p.bulk
+// at -1 when the line is incomplete.
+func (p *Parser) bulkHeader(buf []byte, lim *Limits) error {
+	cr := p.findCR(buf, p.scan)
+	if cr < 0 {
+		if len(buf)-p.pos > lim.MaxInline {
+			return ErrTooBigBulkCount
+		}
+		p.scan = len(buf)
+		return nil
+	}
+	if cr+1 >= len(buf) {
+		p.scan = cr
+		return nil
+	}
+	if buf[p.pos] != '$' {
+		return expectedDollar(buf[p.pos])
+	}
+	n, ok := parseInt(buf[p.pos+1 : cr])
+	if !ok || n < 0 || n > lim.MaxBulk {
+		return ErrInvalidBulkLength
+	}
+	p.bulk, p.pos, p.scan = n, cr+2, cr+2
+	return nil
+}
+
+// parseInt parses a decimal integer as Redis's string2ll does: an optional
+// '-', no '+', no leading zeros, no spaces, at most 20 bytes, no overflow.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	if b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if d > 9 || v > (1<<64-1)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+		if v < d {
+			return 0, false
+		}
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
