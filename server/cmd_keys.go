@@ -1,3 +1,343 @@
 package server
 
-var keyCommands = []command{}
+import (
+	"math"
+
+	"github.com/loopkv/loopkv/resp"
+	"github.com/loopkv/loopkv/store"
+)
+
+// Key commands (Redis db.c, expire.c): existence, TTLs, renaming, iteration
+// and flushing.
+
+func cmdDel(c *cmdCtx) {
+	n := int64(0)
+	for _, key := range c.args[1:] {
+		n += b2i(c.store.Del(c.db(), key, c.now))
+	}
+	c.integer(n)
+}
+
+// cmdExists is EXISTS and TOUCH: the number of arguments naming a live key,
+// a key named twice counting twice.
+func cmdExists(c *cmdCtx) {
+	n := int64(0)
+	for _, key := range c.args[1:] {
+		n += b2i(c.store.Exists(c.db(), key, c.now))
+	}
+	c.integer(n)
+}
+
+func cmdType(c *cmdCtx) { c.simple(c.store.Type(c.db(), c.args[1], c.now)) }
+
+func cmdExpire(c *cmdCtx)    { expireGeneric(c, c.now, true) }
+func cmdPExpire(c *cmdCtx)   { expireGeneric(c, c.now, false) }
+func cmdExpireAt(c *cmdCtx)  { expireGeneric(c, 0, true) }
+func cmdPExpireAt(c *cmdCtx) { expireGeneric(c, 0, false) }
+
+// expireGeneric is Redis's expireGenericCommand: key when [NX|XX|GT|LT]...,
+// when in seconds or ms, relative to base (now, or 0 for the *AT forms).
+func expireGeneric(c *cmdCtx, base int64, seconds bool) {
+	cond, ok := parseExpireCond(c)
+	if !ok {
+		return
+	}
+	when, ok := intArg(c, c.args[2])
+	if !ok {
+		return
+	}
+	if seconds {
+		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
+			c.errReply(errInvalidExpire(c.args[0]))
+			return
+		}
+		when *= 1000
+	}
+	if when > math.MaxInt64-base {
+		c.errReply(errInvalidExpire(c.args[0]))
+		return
+	}
+	c.integer(b2i(c.store.Expire(c.db(), c.args[1], c.now, when+base, cond)))
+}
+
+// parseExpireCond parses EXPIRE's NX, XX, GT and LT options, replying with
+// Redis's error when one is unknown or they conflict.
+func parseExpireCond(c *cmdCtx) (store.ExpireCond, bool) {
+	var cond store.ExpireCond
+	for _, opt := range c.args[3:] {
+		switch {
+		case optIs(opt, "nx"):
+			cond |= store.ExpireNX
+		case optIs(opt, "xx"):
+			cond |= store.ExpireXX
+		case optIs(opt, "gt"):
+			cond |= store.ExpireGT
+		case optIs(opt, "lt"):
+			cond |= store.ExpireLT
+		default:
+			c.errReply(errUnsupportedOption(opt))
+			return 0, false
+		}
+	}
+	if cond&store.ExpireNX != 0 && cond&(store.ExpireXX|store.ExpireGT|store.ExpireLT) != 0 {
+		c.errReply(errExpireNXCombo)
+		return 0, false
+	}
+	if cond&store.ExpireGT != 0 && cond&store.ExpireLT != 0 {
+		c.errReply(errExpireGTLT)
+		return 0, false
+	}
+	return cond, true
+}
+
+func cmdTTL(c *cmdCtx)         { ttlGeneric(c, false, false) }
+func cmdPTTL(c *cmdCtx)        { ttlGeneric(c, true, false) }
+func cmdExpireTime(c *cmdCtx)  { ttlGeneric(c, false, true) }
+func cmdPExpireTime(c *cmdCtx) { ttlGeneric(c, true, true) }
+
+// ttlGeneric is Redis's ttlGenericCommand: -2 for no key, -1 for no TTL,
+// else the remaining TTL (or absolute time when abs), in ms or rounded
+// seconds.
+func ttlGeneric(c *cmdCtx, ms, abs bool) {
+	at := c.store.ExpireAt(c.db(), c.args[1], c.now)
+	if at < 0 {
+		c.integer(at)
+		return
+	}
+	ttl := at
+	if !abs {
+		ttl = max(at-c.now, 0)
+	}
+	if !ms {
+		ttl = (ttl + 500) / 1000
+	}
+	c.integer(ttl)
+}
+
+func cmdPersist(c *cmdCtx) { c.integer(b2i(c.store.Persist(c.db(), c.args[1], c.now))) }
+
+func cmdRename(c *cmdCtx) {
+	if st := c.store.Rename(c.db(), c.args[1], c.args[2], c.now, false); st != store.OK {
+		c.errReply(statusError(st))
+		return
+	}
+	c.ok()
+}
+
+func cmdRenameNX(c *cmdCtx) {
+	switch st := c.store.Rename(c.db(), c.args[1], c.args[2], c.now, true); st {
+	case store.OK:
+		c.integer(1)
+	case store.NotSet:
+		c.integer(0)
+	default:
+		c.errReply(statusError(st))
+	}
+}
+
+// cmdCopy is COPY source destination [DB destination-db] [REPLACE].
+func cmdCopy(c *cmdCtx) {
+	dstDB, replace := c.db(), false
+	for j := 3; j < len(c.args); j++ {
+		switch {
+		case optIs(c.args[j], "replace"):
+			replace = true
+		case optIs(c.args[j], "db") && j+1 < len(c.args):
+			n, ok := intArg(c, c.args[j+1])
+			if !ok {
+				return
+			}
+			if n < math.MinInt32 || n > math.MaxInt32 {
+				c.errReply(errIntRange)
+				return
+			}
+			if n < 0 || n >= int64(c.store.Databases()) {
+				c.errReply(errDBIndex)
+				return
+			}
+			dstDB = int(n)
+			j++
+		default:
+			c.errReply(errSyntax)
+			return
+		}
+	}
+	switch st := c.store.Copy(c.db(), c.args[1], dstDB, c.args[2], c.now, replace); st {
+	case store.OK:
+		c.integer(1)
+	case store.NotFound, store.NotSet:
+		c.integer(0)
+	default:
+		c.errReply(statusError(st))
+	}
+}
+
+func cmdKeys(c *cmdCtx) {
+	out, mark := resp.BeginArray(c.out)
+	n := 0
+	c.store.Keys(c.db(), c.args[1], c.now, func(key []byte) {
+		out = resp.AppendBulk(out, key)
+		n++
+	})
+	c.out = resp.EndArray(out, mark, n)
+}
+
+// cmdScan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
+func cmdScan(c *cmdCtx) {
+	cursor, ok := parseCursor(c.args[1])
+	if !ok {
+		c.errReply(errInvalidCursor)
+		return
+	}
+	var o store.ScanOptions
+	for i := 2; i < len(c.args); i += 2 {
+		opt, more := c.args[i], i+1 < len(c.args)
+		switch {
+		case more && optIs(opt, "count"):
+			n, ok := intArg(c, c.args[i+1])
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.errReply(errSyntax)
+				return
+			}
+			o.Count = int(min(n, math.MaxInt32))
+		case more && optIs(opt, "match"):
+			o.Pattern = c.args[i+1]
+			if len(o.Pattern) == 1 && o.Pattern[0] == '*' {
+				o.Pattern = nil
+			}
+		case more && optIs(opt, "type"):
+			o.Type = c.args[i+1]
+		default:
+			c.errReply(errSyntax)
+			return
+		}
+	}
+	c.arrayLen(2)
+	mark := len(c.out)
+	c.out = append(c.out, "$00000000000000000000\r\n00000000000000000000\r\n"...)
+	out, amark := resp.BeginArray(c.out)
+	n := 0
+	next := c.store.Scan(c.db(), cursor, c.now, o, func(key []byte) {
+		out = resp.AppendBulk(out, key)
+		n++
+	})
+	out = resp.EndArray(out, amark, n)
+	// Write the cursor into its reserved slot and close the gap.
+	var tmp [48]byte
+	cur := appendUintBulk(tmp[:0], next)
+	const reserved = len("$00000000000000000000\r\n00000000000000000000\r\n")
+	copy(out[mark:], cur)
+	copy(out[mark+len(cur):], out[mark+reserved:])
+	c.out = out[:len(out)-reserved+len(cur)]
+}
+
+// appendUintBulk appends n as a bulk string of decimal digits.
+func appendUintBulk(dst []byte, n uint64) []byte {
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return resp.AppendBulk(dst, d[i:])
+}
+
+// parseCursor parses a SCAN cursor as Redis's strtoul-based
+// parseScanCursorOrReply does: optional sign (a '-' wraps), decimal digits,
+// nothing else; an empty cursor is 0.
+func parseCursor(b []byte) (uint64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	neg := false
+	switch b[0] {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return 0, false
+	case '+', '-':
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	var v uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		if v > (math.MaxUint64-uint64(ch-'0'))/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(ch-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+func cmdRandomKey(c *cmdCtx) {
+	var ok bool
+	if c.out, ok = c.store.RandomKey(c.db(), c.now, c.out, resp.AppendBulk); !ok {
+		c.null()
+	}
+}
+
+func cmdDBSize(c *cmdCtx) { c.integer(int64(c.store.DBSize(c.db()))) }
+
+func cmdFlushDB(c *cmdCtx) {
+	if flushArgsOK(c) {
+		c.store.FlushDB(c.db())
+		c.ok()
+	}
+}
+
+func cmdFlushAll(c *cmdCtx) {
+	if flushArgsOK(c) {
+		c.store.FlushAll()
+		c.ok()
+	}
+}
+
+// flushArgsOK accepts FLUSHDB/FLUSHALL with no argument, SYNC or ASYNC
+// (both flush at once here), replying with a syntax error otherwise.
+func flushArgsOK(c *cmdCtx) bool {
+	if len(c.args) == 1 || (len(c.args) == 2 && (optIs(c.args[1], "sync") || optIs(c.args[1], "async"))) {
+		return true
+	}
+	c.errReply(errSyntax)
+	return false
+}
+
+var keyCommands = []command{
+	{Name: "del", Arity: -2, Flags: flagWrite, First: 1, Last: -1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Deletes one or more keys.", Fn: cmdDel},
+	{Name: "unlink", Arity: -2, Flags: flagWrite | flagFast, First: 1, Last: -1, Step: 1, Group: "generic", Since: "4.0.0", Summary: "Asynchronously deletes one or more keys.", Fn: cmdDel},
+	{Name: "exists", Arity: -2, Flags: flagReadOnly | flagFast, First: 1, Last: -1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Determines whether one or more keys exist.", Fn: cmdExists},
+	{Name: "touch", Arity: -2, Flags: flagReadOnly | flagFast, First: 1, Last: -1, Step: 1, Group: "generic", Since: "3.2.1", Summary: "Returns the number of existing keys out of those specified after updating the time they were last accessed.", Fn: cmdExists},
+	{Name: "type", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Determines the type of value stored at a key.", Fn: cmdType},
+	{Name: "expire", Arity: -3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Sets the expiration time of a key in seconds.", Fn: cmdExpire},
+	{Name: "pexpire", Arity: -3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "2.6.0", Summary: "Sets the expiration time of a key in milliseconds.", Fn: cmdPExpire},
+	{Name: "expireat", Arity: -3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "1.2.0", Summary: "Sets the expiration time of a key to a Unix timestamp.", Fn: cmdExpireAt},
+	{Name: "pexpireat", Arity: -3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "2.6.0", Summary: "Sets the expiration time of a key to a Unix milliseconds timestamp.", Fn: cmdPExpireAt},
+	{Name: "ttl", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Returns the expiration time in seconds of a key.", Fn: cmdTTL},
+	{Name: "pttl", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "2.6.0", Summary: "Returns the expiration time in milliseconds of a key.", Fn: cmdPTTL},
+	{Name: "expiretime", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "7.0.0", Summary: "Returns the expiration time of a key as a Unix timestamp.", Fn: cmdExpireTime},
+	{Name: "pexpiretime", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "7.0.0", Summary: "Returns the expiration time of a key as a Unix milliseconds timestamp.", Fn: cmdPExpireTime},
+	{Name: "persist", Arity: 2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "2.2.0", Summary: "Removes the expiration time of a key.", Fn: cmdPersist},
+	{Name: "rename", Arity: 3, Flags: flagWrite, First: 1, Last: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key and overwrites the destination.", Fn: cmdRename},
+	{Name: "renamenx", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key only when the target key name doesn't exist.", Fn: cmdRenameNX},
+	{Name: "copy", Arity: -3, Flags: flagWrite, First: 1, Last: 2, Step: 1, Group: "generic", Since: "6.2.0", Summary: "Copies the value of a key to a new key.", Fn: cmdCopy},
+	{Name: "keys", Arity: 2, Flags: flagReadOnly, Group: "generic", Since: "1.0.0", Summary: "Returns all key names that match a pattern.", Fn: cmdKeys},
+	{Name: "scan", Arity: -2, Flags: flagReadOnly, Group: "generic", Since: "2.8.0", Summary: "Iterates over the key names in the database.", Fn: cmdScan},
+	{Name: "randomkey", Arity: 1, Flags: flagReadOnly, Group: "generic", Since: "1.0.0", Summary: "Returns a random key name from the database.", Fn: cmdRandomKey},
+	{Name: "dbsize", Arity: 1, Flags: flagReadOnly | flagFast, Group: "server", Since: "1.0.0", Summary: "Returns the number of keys in the database.", Fn: cmdDBSize},
+	{Name: "flushdb", Arity: -1, Flags: flagWrite, Group: "server", Since: "1.0.0", Summary: "Removes all keys from the current database.", Fn: cmdFlushDB},
+	{Name: "flushall", Arity: -1, Flags: flagWrite, Group: "server", Since: "1.0.0", Summary: "Removes all keys from all databases.", Fn: cmdFlushAll},
+}

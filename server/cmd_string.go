@@ -1,3 +1,394 @@
 package server
 
-var stringCommands = []command{}
+import (
+	"math"
+
+	"github.com/loopkv/loopkv/resp"
+	"github.com/loopkv/loopkv/store"
+)
+
+// String commands (Redis t_string.c). Handlers check their arguments, call
+// one store operation and reply; values are appended to c.out by the store
+// under its lock through resp.AppendBulk.
+
+// optIs reports whether arg equals the lower-case word, ignoring ASCII case,
+// without allocating.
+func optIs(arg []byte, word string) bool {
+	if len(arg) != len(word) {
+		return false
+	}
+	for i, ch := range arg {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		if ch != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Flags of SET and GETEX options (Redis OBJ_SET_* and OBJ_EX...).
+const (
+	optNX = 1 << iota
+	optXX
+	optGet
+	optKeepTTL
+	optPersist
+	optEX
+	optPX
+	optEXAT
+	optPXAT
+
+	optAnyExpire = optEX | optPX | optEXAT | optPXAT
+)
+
+// parseSetOptions parses the options of SET (isSet) or GETEX from args, as
+// Redis's parseExtendedStringArgumentsOrReply does: a repeated option is
+// allowed, conflicting ones are a syntax error. It returns the flags and
+// the expire argument, or ok false after replying with the error.
+func parseSetOptions(c *cmdCtx, args [][]byte, isSet bool) (flags int, expire []byte, ok bool) {
+	for j := 0; j < len(args); j++ {
+		opt := args[j]
+		hasNext := j+1 < len(args)
+		switch {
+		case isSet && optIs(opt, "nx") && flags&optXX == 0:
+			flags |= optNX
+		case isSet && optIs(opt, "xx") && flags&optNX == 0:
+			flags |= optXX
+		case isSet && optIs(opt, "get"):
+			flags |= optGet
+		case isSet && optIs(opt, "keepttl") && flags&(optPersist|optAnyExpire) == 0:
+			flags |= optKeepTTL
+		case !isSet && optIs(opt, "persist") && flags&(optKeepTTL|optAnyExpire) == 0:
+			flags |= optPersist
+		case hasNext && flags&(optKeepTTL|optPersist) == 0 && expireOpt(opt, flags) != 0:
+			flags |= expireOpt(opt, flags)
+			expire = args[j+1]
+			j++
+		default:
+			c.errReply(errSyntax)
+			return 0, nil, false
+		}
+	}
+	return flags, expire, true
+}
+
+// expireOpt returns the flag of the expire option opt (EX, PX, EXAT, PXAT),
+// or 0 when opt is none of them or conflicts with another expire option in
+// flags.
+func expireOpt(opt []byte, flags int) int {
+	var f int
+	switch {
+	case optIs(opt, "ex"):
+		f = optEX
+	case optIs(opt, "px"):
+		f = optPX
+	case optIs(opt, "exat"):
+		f = optEXAT
+	case optIs(opt, "pxat"):
+		f = optPXAT
+	default:
+		return 0
+	}
+	if flags&optAnyExpire&^f != 0 {
+		return 0
+	}
+	return f
+}
+
+// expireMillis turns the expire argument of SET, SETEX, PSETEX or GETEX
+// into a Unix ms time, as Redis's getExpireMillisecondsOrReply does; flags
+// has exactly one of the expire options. ok is false after an error reply.
+func expireMillis(c *cmdCtx, arg []byte, flags int) (int64, bool) {
+	ms, msg := expireMillisOf(c, arg, flags)
+	if msg != "" {
+		c.errReply(msg)
+		return 0, false
+	}
+	return ms, true
+}
+
+// expireMillisOf is expireMillis without the reply: it returns the error
+// text instead.
+func expireMillisOf(c *cmdCtx, arg []byte, flags int) (int64, string) {
+	ms, ok := store.ParseInt(arg)
+	if !ok {
+		return 0, errNotInteger
+	}
+	seconds := flags&(optEX|optEXAT) != 0
+	if ms <= 0 || (seconds && ms > math.MaxInt64/1000) {
+		return 0, errInvalidExpire(c.args[0])
+	}
+	if seconds {
+		ms *= 1000
+	}
+	if flags&(optEX|optPX) != 0 {
+		ms += c.now
+	}
+	if ms <= 0 {
+		return 0, errInvalidExpire(c.args[0])
+	}
+	return ms, ""
+}
+
+func cmdGet(c *cmdCtx) {
+	var st store.Status
+	c.out, st = c.store.Get(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
+	if st != store.OK {
+		c.null()
+	}
+}
+
+// cmdSet is SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT tms|KEEPTTL].
+func cmdSet(c *cmdCtx) {
+	flags, exp, ok := parseSetOptions(c, c.args[3:], true)
+	if !ok {
+		return
+	}
+	var o store.SetOptions
+	if exp != nil {
+		if o.ExpireAt, ok = expireMillis(c, exp, flags); !ok {
+			return
+		}
+	}
+	o.KeepTTL = flags&optKeepTTL != 0
+	switch {
+	case flags&optNX != 0:
+		o.Mode = store.SetNX
+	case flags&optXX != 0:
+		o.Mode = store.SetXX
+	}
+	setGeneric(c, o, flags&optGet != 0)
+}
+
+// setGeneric sets args[1] to args[2] and replies as SET does: +OK, or a
+// null when NX/XX failed; with get, the old value or a null.
+func setGeneric(c *cmdCtx, o store.SetOptions, get bool) {
+	if get {
+		var found bool
+		c.out, found, _ = c.store.SetGet(c.db(), c.args[1], c.args[2], c.now, o, c.out, resp.AppendBulk)
+		if !found {
+			c.null()
+		}
+		return
+	}
+	if c.store.Set(c.db(), c.args[1], c.args[2], c.now, o) != store.OK {
+		c.null()
+		return
+	}
+	c.ok()
+}
+
+func cmdSetNX(c *cmdCtx) {
+	st := c.store.Set(c.db(), c.args[1], c.args[2], c.now, store.SetOptions{Mode: store.SetNX})
+	c.integer(b2i(st == store.OK))
+}
+
+func cmdSetEX(c *cmdCtx)  { setExpiring(c, optEX) }
+func cmdPSetEX(c *cmdCtx) { setExpiring(c, optPX) }
+
+// setExpiring is SETEX and PSETEX: key ttl value.
+func setExpiring(c *cmdCtx, unit int) {
+	at, ok := expireMillis(c, c.args[2], unit)
+	if !ok {
+		return
+	}
+	if c.store.Set(c.db(), c.args[1], c.args[3], c.now, store.SetOptions{ExpireAt: at}) == store.OK {
+		c.ok()
+	}
+}
+
+func cmdGetSet(c *cmdCtx) {
+	var found bool
+	c.out, found, _ = c.store.SetGet(c.db(), c.args[1], c.args[2], c.now, store.SetOptions{}, c.out, resp.AppendBulk)
+	if !found {
+		c.null()
+	}
+}
+
+func cmdGetDel(c *cmdCtx) {
+	var st store.Status
+	c.out, st = c.store.GetDel(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
+	if st != store.OK {
+		c.null()
+	}
+}
+
+// cmdGetEx is GETEX key [EX s|PX ms|EXAT t|PXAT tms|PERSIST].
+func cmdGetEx(c *cmdCtx) {
+	flags, exp, ok := parseSetOptions(c, c.args[2:], false)
+	if !ok {
+		return
+	}
+	var o store.GetExOptions
+	if exp != nil {
+		// Redis looks the key up before it checks the expire time.
+		var msg string
+		if o.ExpireAt, msg = expireMillisOf(c, exp, flags); msg != "" {
+			if c.store.Exists(c.db(), c.args[1], c.now) {
+				c.errReply(msg)
+			} else {
+				c.null()
+			}
+			return
+		}
+	}
+	o.Persist = flags&optPersist != 0
+	var st store.Status
+	c.out, st = c.store.GetEx(c.db(), c.args[1], c.now, o, c.out, resp.AppendBulk)
+	if st != store.OK {
+		c.null()
+	}
+}
+
+func cmdMGet(c *cmdCtx) {
+	c.arrayLen(len(c.args) - 1)
+	for _, key := range c.args[1:] {
+		var st store.Status
+		c.out, st = c.store.Get(c.db(), key, c.now, c.out, resp.AppendBulk)
+		if st != store.OK {
+			c.null()
+		}
+	}
+}
+
+func cmdMSet(c *cmdCtx) {
+	if len(c.args)%2 == 0 {
+		c.errReply(errWrongArity(c.args[0]))
+		return
+	}
+	c.store.MSet(c.db(), c.args[1:], c.now)
+	c.ok()
+}
+
+func cmdMSetNX(c *cmdCtx) {
+	if len(c.args)%2 == 0 {
+		c.errReply(errWrongArity(c.args[0]))
+		return
+	}
+	c.integer(b2i(c.store.MSetNX(c.db(), c.args[1:], c.now)))
+}
+
+func cmdIncr(c *cmdCtx) { incrBy(c, 1) }
+func cmdDecr(c *cmdCtx) { incrBy(c, -1) }
+
+func cmdIncrBy(c *cmdCtx) {
+	if n, ok := intArg(c, c.args[2]); ok {
+		incrBy(c, n)
+	}
+}
+
+func cmdDecrBy(c *cmdCtx) {
+	n, ok := intArg(c, c.args[2])
+	if !ok {
+		return
+	}
+	if n == math.MinInt64 {
+		c.errReply(errDecrOverflow)
+		return
+	}
+	incrBy(c, -n)
+}
+
+// incrBy adds delta to the integer at args[1] and replies with the result.
+func incrBy(c *cmdCtx, delta int64) {
+	n, st := c.store.IncrBy(c.db(), c.args[1], c.now, delta)
+	if st != store.OK {
+		c.errReply(statusError(st))
+		return
+	}
+	c.integer(n)
+}
+
+func cmdIncrByFloat(c *cmdCtx) {
+	var st store.Status
+	c.out, st = c.store.IncrByFloat(c.db(), c.args[1], c.now, c.args[2], c.out, resp.AppendBulk)
+	if st != store.OK {
+		c.errReply(statusError(st))
+	}
+}
+
+func cmdAppend(c *cmdCtx) {
+	n, st := c.store.Append(c.db(), c.args[1], c.args[2], c.now)
+	if st != store.OK {
+		c.errReply(statusError(st))
+		return
+	}
+	c.integer(int64(n))
+}
+
+func cmdStrLen(c *cmdCtx) { c.integer(int64(c.store.StrLen(c.db(), c.args[1], c.now))) }
+
+func cmdGetRange(c *cmdCtx) {
+	start, ok := intArg(c, c.args[2])
+	if !ok {
+		return
+	}
+	end, ok := intArg(c, c.args[3])
+	if !ok {
+		return
+	}
+	var st store.Status
+	c.out, st = c.store.GetRange(c.db(), c.args[1], c.now, start, end, c.out, resp.AppendBulk)
+	if st != store.OK {
+		c.bulk(nil)
+	}
+}
+
+func cmdSetRange(c *cmdCtx) {
+	off, ok := intArg(c, c.args[2])
+	if !ok {
+		return
+	}
+	if off < 0 {
+		c.errReply(errOffsetRange)
+		return
+	}
+	n, st := c.store.SetRange(c.db(), c.args[1], off, c.args[3], c.now)
+	if st != store.OK {
+		c.errReply(statusError(st))
+		return
+	}
+	c.integer(int64(n))
+}
+
+// intArg parses an integer argument as Redis's getLongLongFromObjectOrReply
+// does, replying with the error when it is not one.
+func intArg(c *cmdCtx, arg []byte) (int64, bool) {
+	n, ok := store.ParseInt(arg)
+	if !ok {
+		c.errReply(errNotInteger)
+	}
+	return n, ok
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var stringCommands = []command{
+	{Name: "get", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the string value of a key.", Fn: cmdGet},
+	{Name: "set", Arity: -3, Flags: flagWrite, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", Fn: cmdSet},
+	{Name: "setnx", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Set the string value of a key only when the key doesn't exist.", Fn: cmdSetNX},
+	{Name: "setex", Arity: 4, Flags: flagWrite, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Fn: cmdSetEX},
+	{Name: "psetex", Arity: 4, Flags: flagWrite, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", Fn: cmdPSetEX},
+	{Name: "getset", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the previous string value of a key after setting it to a new value.", Fn: cmdGetSet},
+	{Name: "getdel", Arity: 2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after deleting the key.", Fn: cmdGetDel},
+	{Name: "getex", Arity: -2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after setting its expiration time.", Fn: cmdGetEx},
+	{Name: "mget", Arity: -2, Flags: flagReadOnly | flagFast, First: 1, Last: -1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Atomically returns the string values of one or more keys.", Fn: cmdMGet},
+	{Name: "mset", Arity: -3, Flags: flagWrite, First: 1, Last: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically creates or modifies the string values of one or more keys.", Fn: cmdMSet},
+	{Name: "msetnx", Arity: -3, Flags: flagWrite, First: 1, Last: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.", Fn: cmdMSetNX},
+	{Name: "incr", Arity: 2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Fn: cmdIncr},
+	{Name: "decr", Arity: 2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Fn: cmdDecr},
+	{Name: "incrby", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Fn: cmdIncrBy},
+	{Name: "decrby", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", Fn: cmdDecrBy},
+	{Name: "incrbyfloat", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Fn: cmdIncrByFloat},
+	{Name: "append", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Fn: cmdAppend},
+	{Name: "strlen", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Returns the length of a string value.", Fn: cmdStrLen},
+	{Name: "getrange", Arity: 4, Flags: flagReadOnly, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.4.0", Summary: "Returns a substring of the string stored at a key.", Fn: cmdGetRange},
+	{Name: "setrange", Arity: 4, Flags: flagWrite, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", Fn: cmdSetRange},
+}

@@ -15,7 +15,23 @@ const (
 	errWrongPass     = "WRONGPASS invalid username-password pair or user is disabled."
 	errAuthNoPass    = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	errOutOfRangeNeg = "ERR value is out of range, must be positive"
+
+	// string and key commands
+	errNaNOrInf      = "ERR increment would produce NaN or Infinity"
+	errDecrOverflow  = "ERR decrement would overflow"
+	errStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	errOffsetRange   = "ERR offset is out of range"
+	errSameObject    = "ERR source and destination objects are the same"
+	errInvalidCursor = "ERR invalid cursor"
+	errIntRange      = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errExpireNXCombo = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	errExpireGTLT    = "ERR GT and LT options at the same time are not compatible"
 )
+
+// errUnsupportedOption is EXPIRE's "ERR Unsupported option opt".
+func errUnsupportedOption(opt []byte) string {
+	return "ERR Unsupported option " + string(opt)
+}
 
 // errWrongArity is "ERR wrong number of arguments for 'name' command", with
 // name in lower case as Redis prints it.
