@@ -13,9 +13,9 @@ import (
 // relative error is at most HistRelError.
 const (
 	histSubBits = 8
-	histSub     = 1 << histSubBits // exact values 0..histSub-1
-	histHalf    = histSub >> 1     // buckets per power of two above
-	histBuckets = histSub + (64-histSubBits)*histHalf
+	histSub     = 1 << histSubBits                    // exact values 0..histSub-1
+	histHalf    = histSub >> 1                        // buckets per power of two above
+	histBuckets = histSub + (63-histSubBits)*histHalf // int64 values have at most 63 bits
 	// HistRelError bounds the relative error of a reported quantile.
 	HistRelError = 1.0 / (2 * histHalf)
 )
@@ -54,11 +54,7 @@ func histBounds(i int) (lo, hi int64) {
 	e := (i-histSub)/histHalf + 1
 	m := int64((i-histSub)%histHalf + histHalf)
 	lo = m << uint(e)
-	hi = lo + (int64(1) << uint(e)) - 1
-	if hi < lo { // top bucket overflows int64
-		hi = math.MaxInt64
-	}
-	return lo, hi
+	return lo, lo + (int64(1) << uint(e)) - 1
 }
 
 // Record counts v; negative values count as 0.

@@ -66,3 +66,86 @@ func TestThroughputRunsEveryCommandWithoutErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestRateLimitedThroughputHoldsTheOfferedRate(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg Target) {
+		const rate = 2000.0
+		r, err := RunThroughput(ThroughputConfig{Target: tg, Conns: 4, Pipeline: 1, Mix: testMix,
+			Duration: 500 * time.Millisecond, Rate: rate})
+		checkResult(t, r, err)
+		// 4 staggered schedules of one send per 2 ms for 500 ms: every send
+		// intended before the end goes out, however late, so the count is
+		// exact whatever the machine's load.
+		if r.Ops != 1000 {
+			t.Errorf("ops = %d, want exactly 1000 scheduled sends", r.Ops)
+		}
+	})
+}
+
+func TestConnsReportsServerMemoryAtEachStep(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg Target) {
+		steps := []int{0, 10, 40}
+		r, err := RunConns(ConnsConfig{Target: tg, Steps: steps, Dialers: 8, Settle: 20 * time.Millisecond})
+		checkResult(t, r, err)
+		if len(r.Steps) != len(steps) {
+			t.Fatalf("%d steps, want %d", len(r.Steps), len(steps))
+		}
+		for i, s := range r.Steps {
+			if s.Conns != steps[i] || s.RSSKB <= 0 || s.Threads <= 0 {
+				t.Errorf("#%d: step %+v, want %d conns and RSS, threads > 0", i, s, steps[i])
+			}
+		}
+		if r.Ops != 40 {
+			t.Errorf("held %d connections, want 40", r.Ops)
+		}
+	})
+}
+
+func TestChurnCountsFullAndResumedHandshakes(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg Target) {
+		for _, resume := range []bool{false, true} {
+			r, err := RunChurn(ChurnConfig{Target: tg, Workers: 2, Duration: 250 * time.Millisecond, Resume: resume})
+			checkResult(t, r, err)
+			if r.Handshakes < 10 || r.HandshakesPerSec <= 0 || r.Latency.P50 <= 0 {
+				t.Errorf("resume=%v: %d handshakes, %.0f/s, p50 %v", resume, r.Handshakes, r.HandshakesPerSec, r.Latency.P50)
+			}
+			if r.ServerCPUPerHS < 0 {
+				t.Errorf("resume=%v: server CPU per handshake not measured", resume)
+			}
+			switch {
+			case tg.TLS == nil && r.Resumed != 0:
+				t.Errorf("plaintext run counted %d resumptions", r.Resumed)
+			case tg.TLS != nil && !resume && r.Resumed != 0:
+				t.Errorf("full-handshake run resumed %d sessions", r.Resumed)
+			case tg.TLS != nil && resume && r.Resumed != r.Handshakes:
+				t.Errorf("resumed %d of %d handshakes, want all", r.Resumed, r.Handshakes)
+			}
+			t.Logf("resume=%v: %.0f handshakes/s, server %.0fus/handshake", resume, r.HandshakesPerSec, r.ServerCPUPerHS)
+		}
+	})
+}
+
+func TestStormMeasuresSteadyClientsInThreePhases(t *testing.T) {
+	forEachTarget(t, func(t *testing.T, tg Target) {
+		r, err := RunStorm(StormConfig{
+			Steady: ThroughputConfig{Target: tg, Conns: 4, Pipeline: 1, Mix: testMix, Rate: 3000,
+				Duration: 600 * time.Millisecond},
+			Storm: ChurnConfig{Target: tg, Workers: 2},
+		})
+		checkResult(t, r, err)
+		ph := r.Storm
+		if ph == nil || r.Handshakes == 0 || ph.StormHandshakesPerSec <= 0 {
+			t.Fatalf("storm made %d handshakes: %+v", r.Handshakes, ph)
+		}
+		for i, l := range []Latency{ph.Before, ph.During, ph.After} {
+			if l.Count == 0 || l.P50 <= 0 {
+				t.Errorf("phase %d: %+v, want samples", i, l)
+			}
+		}
+		if ph.BeforeOps <= 0 || ph.DuringOps <= 0 || ph.AfterOps <= 0 {
+			t.Errorf("phase rates %v %v %v, want > 0", ph.BeforeOps, ph.DuringOps, ph.AfterOps)
+		}
+		t.Logf("p99 before %.0fus during %.0fus after %.0fus; %.0f handshakes/s", ph.Before.P99, ph.During.P99,
+			ph.After.P99, ph.StormHandshakesPerSec)
+	})
+}

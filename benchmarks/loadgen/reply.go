@@ -28,6 +28,9 @@ func readReply(buf []byte) (n int, isErr bool, err error) {
 			}
 			return 0, false, nil
 		}
+		if end == 0 {
+			return 0, false, ErrProtocol // a line with no type byte
+		}
 		line := buf[pos+1 : pos+end]
 		pos += end + 2
 		if first {
