@@ -1,0 +1,51 @@
+// Package tlsengine implements a sans-IO TLS 1.3 server (RFC 8446) for
+// reactor loops: the caller hands it ciphertext, it says how much it
+// consumed and what it needs next, and everything it produces lands in
+// buffers the caller owns. It never blocks, starts goroutines, takes locks
+// or reads the clock outside handshakes (Config.Now is injected).
+//
+// One immutable Config is shared by all connections; each connection has
+// one small Engine (NewEngine), owned by one loop. After the handshake the
+// Engine holds only fixed-size per-direction AEAD state.
+//
+// # Stepping
+//
+//	consumed, p, err := e.Read(in, plain) // in: received bytes, decrypted in place
+//	// use p (application data), then discard consumed bytes of in
+//	out = e.AppendOutput(out)            // handshake flights, tickets, KeyUpdate, alerts
+//	out, hdr := e.BeginRecord(out)        // reserve a record header
+//	out = append(out, reply...)           // at most e.MaxPlaintext() bytes
+//	out, err = e.SealRecord(out, hdr)     // encrypt in place (+17 bytes)
+//
+// After every Read (and SignDone/VerifyDone) the caller switches on
+// e.Status(); several flags may be set at once:
+//
+//	Status               what the caller does next
+//	StatusHasOutput      out = e.AppendOutput(out), then write out
+//	StatusNeedInput      keep in[consumed:] (a partial record) and wait for more bytes
+//	StatusHasPlaintext   plain was full: use p, then Read(in[consumed:], …) again
+//	StatusWantSign       r := e.SignRequest(); sig, err := r.Key.Sign(rand, r.Digest, r.Opts)
+//	                     (inline or on a worker); e.SignDone(sig, err); Read again
+//	StatusWantVerify     chain, opts := e.VerifyRequest(); _, err := chain[0].Verify(*opts);
+//	                     e.VerifyDone(err); Read again
+//	StatusHandshakeDone  application data may be sealed; ConnectionState is final
+//	StatusPeerClosed     peer sent close_notify: e.CloseNotify(), flush output, close
+//	StatusFailed         e.Err() is sticky: flush AppendOutput (the alert only), close
+//
+// # Handshake states (RFC 8446, Appendix A.2)
+//
+//	state                      on                       next
+//	ClientHello                ClientHello, no share    ClientHello2 (HelloRetryRequest sent)
+//	ClientHello, ClientHello2  ClientHello              WaitSign | ClientCertificate | ClientFinished
+//	WaitSign                   SignDone                 ClientCertificate | ClientFinished
+//	ClientCertificate          Certificate              WaitVerify | ClientCertificateVerify | ClientFinished
+//	WaitVerify                 VerifyDone               ClientCertificateVerify
+//	ClientCertificateVerify    CertificateVerify        ClientFinished
+//	ClientFinished             Finished                 Done (NewSessionTicket queued)
+//	Done                       KeyUpdate, alerts, data  Done
+//
+// Every failure is a fatal *AlertError carrying the RFC 8446 Section 6 alert.
+// Early data is never accepted; undecryptable 0-RTT records are skipped up
+// to 64 KiB (RFC 8446, Section 4.2.10). TLS 1.2 will slot in at the version
+// dispatch in readClientHello.
+package tlsengine

@@ -1,0 +1,722 @@
+package tlsengine
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/x509"
+	"io"
+	"time"
+)
+
+// ClientAuthMode says whether the server asks for a client certificate.
+type ClientAuthMode uint8
+
+// Client authentication modes (Redis tls-auth-clients no|optional|yes).
+const (
+	NoClientCert      ClientAuthMode = iota // never ask
+	RequestClientCert                       // ask; verify a chain if one is sent
+	RequireClientCert                       // ask; fail with certificate_required without one
+)
+
+// Config is the immutable configuration shared by every Engine of a server.
+// Do not modify a Config once an Engine uses it; build a new one and swap it.
+type Config struct {
+	// Certificates, the first one being the default when SNI matches none.
+	Certificates []*Certificate
+	// CipherSuites in server preference order; nil means all three TLS 1.3 suites.
+	CipherSuites []uint16
+	// CurvePreferences in server preference order; nil means
+	// X25519MLKEM768, X25519, P-256, P-384.
+	CurvePreferences []CurveID
+	// NextProtos are the ALPN protocols in server preference order. When
+	// both sides list protocols and none overlap, the handshake fails with
+	// no_application_protocol.
+	NextProtos []string
+	// ClientAuth selects client certificate authentication; ClientCAs
+	// verifies the chains (with ExtKeyUsageClientAuth).
+	ClientAuth ClientAuthMode
+	ClientCAs  *x509.CertPool
+	// TicketKeys enables stateless session tickets (psk_dhe_ke) when set.
+	TicketKeys *TicketKeys
+	// TicketLifetime defaults to 7 days (the RFC 8446 maximum).
+	TicketLifetime time.Duration
+	// Rand defaults to crypto/rand.Reader.
+	Rand io.Reader
+	// Now defaults to time.Now; it is called only during handshakes.
+	Now func() time.Time
+	// KeyLog receives NSS key log lines; for debugging only.
+	KeyLog io.Writer
+	// AsyncSign, when it returns true for a scheme, makes the handshake
+	// stop with StatusWantSign instead of signing inline.
+	AsyncSign func(scheme SignatureScheme) bool
+	// AsyncVerify makes client chain verification stop with StatusWantVerify.
+	AsyncVerify bool
+	// RecordSizeLimit is advertised to clients that send record_size_limit
+	// (RFC 8449) and enforced on what they send; 0 means 2^14+1.
+	RecordSizeLimit uint16
+}
+
+func (c *Config) rand() io.Reader {
+	if c.Rand != nil {
+		return c.Rand
+	}
+	return rand.Reader
+}
+
+func (c *Config) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Config) cipherSuites() []uint16 {
+	if c.CipherSuites != nil {
+		return c.CipherSuites
+	}
+	return defaultCipherSuites
+}
+
+func (c *Config) curves() []CurveID {
+	if c.CurvePreferences != nil {
+		return c.CurvePreferences
+	}
+	return defaultCurvePreferences
+}
+
+func (c *Config) ticketLifetime() time.Duration {
+	if c.TicketLifetime <= 0 || c.TicketLifetime > 7*24*time.Hour {
+		return 7 * 24 * time.Hour
+	}
+	return c.TicketLifetime
+}
+
+func (c *Config) recordSizeLimit() int {
+	if c.RecordSizeLimit < minRecordSizeLimit || c.RecordSizeLimit > maxPlaintext+1 {
+		return maxPlaintext + 1
+	}
+	return int(c.RecordSizeLimit)
+}
+
+// Status is a set of flags describing what the Engine needs next.
+type Status uint16
+
+// Status flags; see the table in doc.go for what the caller does next.
+const (
+	// StatusNeedInput: nothing to do until more bytes arrive from the peer.
+	StatusNeedInput Status = 1 << iota
+	// StatusHasOutput: AppendOutput has bytes to send.
+	StatusHasOutput
+	// StatusHasPlaintext: Read stopped because plain was full; complete
+	// records remain in in[consumed:]; call Read again.
+	StatusHasPlaintext
+	// StatusHandshakeDone: the handshake completed; application data flows.
+	StatusHandshakeDone
+	// StatusPeerClosed: the peer sent close_notify; nothing more will be read.
+	StatusPeerClosed
+	// StatusFailed: a fatal error (Err); flush AppendOutput (the alert) and close.
+	StatusFailed
+	// StatusWantSign: call SignRequest, compute the signature, then SignDone.
+	StatusWantSign
+	// StatusWantVerify: call VerifyRequest, verify the chain, then VerifyDone.
+	StatusWantVerify
+)
+
+// Limits.
+const (
+	maxHandshakeMsg       = 64 << 10  // any handshake message but a client Certificate
+	maxCertificateMsg     = 256 << 10 // client Certificate
+	maxUselessRecords     = 16        // consecutive empty/CCS/warning/KeyUpdate records
+	maxEarlyDataSkip      = 1 << 16   // bytes of refused early data skipped (RFC 8446, Section 4.2.10)
+	keyUpdateAfterRecords = 1 << 23   // send our own KeyUpdate before the AEAD limits (Section 5.5)
+)
+
+// ConnectionState describes a connection after (or during) the handshake.
+type ConnectionState struct {
+	Version            uint16
+	CipherSuite        uint16
+	CurveID            CurveID
+	ServerName         string
+	NegotiatedProtocol string
+	DidResume          bool
+	HandshakeComplete  bool
+	// PeerCertificates is the client's chain, leaf first; VerifiedLeaf is
+	// set when it verified against Config.ClientCAs.
+	PeerCertificates []*x509.Certificate
+	VerifiedLeaf     *x509.Certificate
+}
+
+// Engine is the server side of one TLS connection. It never performs I/O,
+// blocks, or starts goroutines; the caller steps it. Owning loop only.
+type Engine struct {
+	// immutable after NewEngine
+	cfg *Config
+
+	// owned by the loop
+	in, out   direction
+	hs        *serverHandshake // nil once the handshake finished and its output drained
+	err       error            // sticky fatal error
+	alert     Alert            // alert to send when alertQueued
+	alertQ    bool
+	kuQ       bool // our KeyUpdate (update_not_requested) is queued
+	kuReqQ    bool // queued KeyUpdate asks the peer to update too
+	closeQ    bool // close_notify is queued
+	closeSent bool
+	peerClose bool
+	done      bool // handshake complete
+	more      bool // Read stopped with complete records left in its input
+	useless   int  // consecutive records that carried nothing; <= maxUselessRecords
+	kuBuf     [5]byte
+	kuLen     int // bytes of a post-handshake handshake message split across records
+	sendLimit int // max plaintext per record we send (record_size_limit - 1)
+	recvLimit int // max plaintext per record we accept
+	state     ConnectionState
+}
+
+// NewEngine returns an Engine for one new connection using cfg.
+func NewEngine(cfg *Config) *Engine {
+	e := &Engine{cfg: cfg, sendLimit: maxPlaintext, recvLimit: maxPlaintext}
+	e.hs = &serverHandshake{state: stateClientHello}
+	return e
+}
+
+// Err returns the sticky fatal error, or nil.
+func (e *Engine) Err() error { return e.err }
+
+// ConnectionState returns the negotiated parameters. The slices are shared;
+// do not modify them.
+func (e *Engine) ConnectionState() ConnectionState {
+	s := e.state
+	s.HandshakeComplete = e.done
+	return s
+}
+
+// MaxPlaintext returns how many plaintext bytes one sealed record may carry:
+// 2^14, or less when the client sent record_size_limit (RFC 8449).
+func (e *Engine) MaxPlaintext() int { return e.sendLimit }
+
+// Status reports what the caller should do next.
+func (e *Engine) Status() Status {
+	var s Status
+	if e.err != nil {
+		s |= StatusFailed
+	}
+	if e.hasOutput() {
+		s |= StatusHasOutput
+	}
+	if e.done {
+		s |= StatusHandshakeDone
+	}
+	if e.peerClose {
+		s |= StatusPeerClosed
+	}
+	if e.err == nil && e.hs != nil {
+		switch e.hs.state {
+		case stateWaitSign:
+			s |= StatusWantSign
+		case stateWaitVerify:
+			s |= StatusWantVerify
+		}
+	}
+	if e.more {
+		s |= StatusHasPlaintext
+	}
+	if s&(StatusFailed|StatusPeerClosed|StatusWantSign|StatusWantVerify|StatusHasPlaintext) == 0 {
+		s |= StatusNeedInput
+	}
+	return s
+}
+
+func (e *Engine) hasOutput() bool {
+	if e.alertQ {
+		return true
+	}
+	if e.err != nil {
+		return e.hs != nil && len(e.hs.out) > 0
+	}
+	return e.kuQ || e.closeQ || e.hs != nil && len(e.hs.out) > 0
+}
+
+// fail makes err sticky and queues its alert. Only the first error counts.
+func (e *Engine) fail(err error) error {
+	if e.err != nil {
+		return e.err
+	}
+	e.err = err
+	e.kuQ, e.closeQ = false, false
+	if ae, ok := err.(*AlertError); ok && !ae.Received {
+		e.alert, e.alertQ = ae.Alert, true
+	} else if !ok {
+		e.err = alertErr(AlertInternalError, err)
+		e.alert, e.alertQ = AlertInternalError, true
+	}
+	return e.err
+}
+
+// AppendOutput appends every pending record (handshake flight, tickets,
+// KeyUpdate, alerts, close_notify) to dst and returns it. After a fatal
+// error only the flight already built and the alert are emitted.
+func (e *Engine) AppendOutput(dst []byte) []byte {
+	if e.hs != nil && len(e.hs.out) > 0 {
+		dst = append(dst, e.hs.out...)
+		e.hs.out = e.hs.out[:0]
+	}
+	if e.hs != nil && e.done && len(e.hs.out) == 0 && e.hs.state == stateDone {
+		e.hs = nil // release handshake state and buffers
+	}
+	if e.err == nil {
+		dst = e.appendKeyUpdate(dst)
+		if e.closeQ {
+			e.closeQ = false
+			dst = e.appendAlertRecord(dst, alertLevelWarning, AlertCloseNotify)
+			e.closeSent = true
+		}
+	}
+	if e.alertQ {
+		e.alertQ = false
+		dst = e.appendAlertRecord(dst, alertLevelFatal, e.alert)
+	}
+	return dst
+}
+
+// appendAlertRecord appends one alert record, protected when keys are set.
+func (e *Engine) appendAlertRecord(dst []byte, level uint8, a Alert) []byte {
+	if e.out.aead == nil {
+		return append(dst, recordTypeAlert, 3, 3, 0, 2, level, byte(a))
+	}
+	hdr := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, level, byte(a))
+	dst, _ = e.out.sealInPlace(dst, hdr, recordTypeAlert)
+	return dst
+}
+
+// appendKeyUpdate emits a queued KeyUpdate and then switches the write key
+// (RFC 8446, Section 4.6.3).
+func (e *Engine) appendKeyUpdate(dst []byte) []byte {
+	if !e.kuQ || !e.done {
+		return dst
+	}
+	e.kuQ = false
+	hdr := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0)
+	dst = (&keyUpdateMsg{updateRequested: e.kuReqQ}).appendTo(dst)
+	e.kuReqQ = false
+	dst, err := e.out.sealInPlace(dst, hdr, recordTypeHandshake)
+	if err != nil {
+		e.fail(err)
+		return dst[:hdr]
+	}
+	s := e.out.suite
+	next := nextTrafficSecret(s.hash, e.out.secret[:e.out.secLen])
+	if err := e.out.setTrafficSecret(s, next); err != nil {
+		e.fail(err)
+	}
+	return dst
+}
+
+// KeyUpdate queues a KeyUpdate; requestPeer asks the client to update its
+// keys too. The record goes out with the next AppendOutput or BeginRecord.
+func (e *Engine) KeyUpdate(requestPeer bool) error {
+	if e.err != nil {
+		return e.err
+	}
+	if !e.done {
+		return ErrNotEstablished
+	}
+	e.kuQ = true
+	e.kuReqQ = e.kuReqQ || requestPeer
+	return nil
+}
+
+// CloseNotify queues a close_notify alert (RFC 8446, Section 6.1); fetch it
+// with AppendOutput. No application data may be sealed afterwards.
+func (e *Engine) CloseNotify() {
+	if e.err == nil && !e.closeSent {
+		e.closeQ = true
+	}
+}
+
+// BeginRecord reserves a record header at the end of out and returns the
+// extended buffer and the header's offset. Any queued control record (our
+// KeyUpdate) is appended first so that it precedes the data. Append at most
+// MaxPlaintext bytes of plaintext, then call SealRecord.
+func (e *Engine) BeginRecord(out []byte) ([]byte, int) {
+	if e.kuQ && e.err == nil {
+		out = e.appendKeyUpdate(out)
+	}
+	return append(out, 0, 0, 0, 0, 0), len(out)
+}
+
+// SealRecord encrypts in place the application data record that starts at
+// out[hdr] (reserved by BeginRecord) and runs to the end of out. It appends
+// the content type and tag (17 bytes; keep that much spare capacity to
+// avoid a reallocation) and returns the extended buffer. Zero allocations.
+func (e *Engine) SealRecord(out []byte, hdr int) ([]byte, error) {
+	if e.err != nil {
+		return out[:hdr], e.err
+	}
+	if !e.done || e.closeSent || e.closeQ {
+		return out[:hdr], ErrNotEstablished
+	}
+	if len(out)-hdr-recordHeaderLen > e.sendLimit {
+		return out[:hdr], ErrRecordOverflow
+	}
+	out, err := e.out.sealInPlace(out, hdr, recordTypeApplicationData)
+	if err != nil {
+		return out[:hdr], e.fail(err)
+	}
+	if e.out.seq >= keyUpdateAfterRecords {
+		e.kuQ = true
+	}
+	return out, nil
+}
+
+// AppendRecords copies p into as many sealed application data records as
+// needed (each at most MaxPlaintext bytes) appended to out.
+func (e *Engine) AppendRecords(out, p []byte) ([]byte, error) {
+	for len(p) > 0 {
+		n := min(len(p), e.sendLimit)
+		var hdr int
+		out, hdr = e.BeginRecord(out)
+		out = append(out, p[:n]...)
+		var err error
+		if out, err = e.SealRecord(out, hdr); err != nil {
+			return out, err
+		}
+		p = p[n:]
+	}
+	return out, nil
+}
+
+// Read processes the complete records at the start of in and returns how
+// many bytes it consumed; a trailing partial record is left for the next
+// call. Handshake, alert and KeyUpdate records drive the engine and may
+// queue output (StatusHasOutput). Application data is decrypted in place in
+// in and appended to plain; with plain == nil the plaintext of all records
+// is compacted to the front of in and p aliases in[:len(p)] (p is valid
+// until the caller reuses in; consume p before discarding consumed bytes).
+// With plain != nil, Read stops before a record that may not fit in
+// cap(plain) (StatusHasPlaintext) unless no plaintext was produced yet.
+//
+// in is modified (decrypted in place) in both modes. On a fatal error, err
+// is the sticky *AlertError; flush AppendOutput and close.
+func (e *Engine) Read(in, plain []byte) (consumed int, p []byte, err error) {
+	if e.err != nil {
+		return 0, plain, e.err
+	}
+	inPlace := plain == nil
+	w := 0 // in-place write offset; 0 <= w <= consumed
+	e.more = false
+	if e.hs != nil {
+		if err := e.resumeHandshake(); err != nil {
+			return 0, plain, e.fail(err)
+		}
+	}
+	for !e.blocked() {
+		rec, err := nextRecord(in[consumed:])
+		if err != nil {
+			return consumed, e.result(in, plain, w, inPlace), e.fail(err)
+		}
+		if rec == nil {
+			break
+		}
+		if rec[0] == recordTypeApplicationData && e.done && !inPlace && len(plain) > 0 &&
+			cap(plain)-len(plain) < len(rec)-recordHeaderLen-recordOverhead13 {
+			e.more = true
+			break
+		}
+		pt, err := e.readRecord(rec)
+		if err != nil {
+			return consumed, e.result(in, plain, w, inPlace), e.fail(err)
+		}
+		consumed += len(rec)
+		if len(pt) > 0 {
+			if inPlace {
+				w += copy(in[w:], pt)
+			} else {
+				plain = append(plain, pt...)
+			}
+		}
+	}
+	return consumed, e.result(in, plain, w, inPlace), nil
+}
+
+func (e *Engine) result(in, plain []byte, w int, inPlace bool) []byte {
+	if inPlace {
+		return in[:w]
+	}
+	return plain
+}
+
+// blocked reports whether Read must stop before the next record.
+func (e *Engine) blocked() bool {
+	if e.err != nil || e.peerClose {
+		return true
+	}
+	return e.hs != nil && (e.hs.state == stateWaitSign || e.hs.state == stateWaitVerify)
+}
+
+// readRecord handles one complete record; it returns application data
+// plaintext (aliasing rec) or nil.
+func (e *Engine) readRecord(rec []byte) ([]byte, error) {
+	typ := rec[0]
+	body := rec[recordHeaderLen:]
+	// RFC 8446, Section 5: CCS and (before keys) alerts and handshakes are plaintext.
+	if typ == recordTypeChangeCipherSpec {
+		return nil, e.readChangeCipherSpec(body)
+	}
+	if typ == recordTypeAlert && len(body) == 2 {
+		// An unprotected alert (also from clients that fail before installing keys).
+		return nil, e.readAlert(body)
+	}
+	if e.in.aead == nil {
+		if typ != recordTypeHandshake {
+			if typ == recordTypeApplicationData && e.hs != nil && e.hs.skipEarly(len(body)) {
+				return nil, nil // early data sent before a HelloRetryRequest
+			}
+			return nil, errBadRecordType
+		}
+		if len(body) > maxPlaintext {
+			return nil, errRecordOverflow
+		}
+		return nil, e.readHandshakeBytes(body)
+	}
+	if typ != recordTypeApplicationData {
+		return nil, errBadRecordType
+	}
+	ityp, pt, err := e.in.openInPlace(rec)
+	if err != nil {
+		if err == errBadRecordMAC && e.hs != nil && e.hs.skipEarly(len(body)) {
+			return nil, nil // refused 0-RTT data: seq did not advance
+		}
+		return nil, err
+	}
+	if e.hs != nil {
+		e.hs.earlySkip = 0 // the first record that opens ends early data
+	}
+	if len(pt) > e.recvLimit {
+		return nil, errRecordOverflow
+	}
+	switch ityp {
+	case recordTypeApplicationData:
+		if !e.done {
+			return nil, errBadRecordType
+		}
+		if len(pt) == 0 {
+			return nil, e.uselessRecord()
+		}
+		e.useless = 0
+		return pt, nil
+	case recordTypeHandshake:
+		if len(pt) == 0 {
+			return nil, errBadRecordType
+		}
+		if e.done {
+			return nil, e.readPostHandshake(pt)
+		}
+		return nil, e.readHandshakeBytes(pt)
+	case recordTypeAlert:
+		return nil, e.readAlert(pt)
+	}
+	return nil, errBadRecordType
+}
+
+// uselessRecord counts a record that carried nothing (RFC 8446 leaves the
+// bound to implementations; we allow maxUselessRecords in a row).
+func (e *Engine) uselessRecord() error {
+	e.useless++
+	if e.useless > maxUselessRecords {
+		return alertErr(AlertUnexpectedMessage, ErrTooManyIgnored)
+	}
+	return nil
+}
+
+// readChangeCipherSpec drops the one-byte middlebox-compatibility CCS
+// between ClientHello and the client Finished (RFC 8446, Section 5).
+func (e *Engine) readChangeCipherSpec(body []byte) error {
+	if len(body) != 1 || body[0] != 1 || e.done || e.hs == nil || e.hs.state == stateClientHello && !e.hs.sawCH {
+		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+	}
+	return e.uselessRecord()
+}
+
+// readAlert handles an alert (RFC 8446, Section 6): close_notify closes the
+// read side; user_canceled is ignored; everything else is fatal.
+func (e *Engine) readAlert(body []byte) error {
+	if len(body) != 2 {
+		return alertErr(AlertDecodeError, ErrDecode)
+	}
+	a := Alert(body[1])
+	switch a {
+	case AlertCloseNotify:
+		e.peerClose = true
+		return nil
+	case AlertUserCanceled:
+		return e.uselessRecord()
+	}
+	e.err = &AlertError{Alert: a, Received: true, Err: ErrPeerAlert}
+	e.kuQ, e.closeQ = false, false
+	return e.err
+}
+
+// readPostHandshake handles handshake messages after the handshake: only
+// KeyUpdate is accepted (no post-handshake authentication, no tickets from
+// a client). A message may be split across records; it is 5 bytes.
+func (e *Engine) readPostHandshake(pt []byte) error {
+	for len(pt) > 0 {
+		n := copy(e.kuBuf[e.kuLen:], pt)
+		e.kuLen += n
+		pt = pt[n:]
+		if e.kuBuf[0] != typeKeyUpdate {
+			return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+		}
+		if e.kuLen < len(e.kuBuf) {
+			if e.kuLen >= 4 && (e.kuBuf[1] != 0 || e.kuBuf[2] != 0 || e.kuBuf[3] != 1) {
+				return alertErr(AlertDecodeError, ErrDecode)
+			}
+			continue
+		}
+		e.kuLen = 0
+		var m keyUpdateMsg
+		if !m.unmarshal(e.kuBuf[:]) {
+			if e.kuBuf[1] == 0 && e.kuBuf[2] == 0 && e.kuBuf[3] == 1 {
+				return alertErr(AlertIllegalParameter, ErrIllegalParameter)
+			}
+			return alertErr(AlertDecodeError, ErrDecode)
+		}
+		if err := e.readKeyUpdate(&m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readKeyUpdate switches the read key and, when asked, queues our own
+// KeyUpdate at once (RFC 8446, Section 4.6.3).
+func (e *Engine) readKeyUpdate(m *keyUpdateMsg) error {
+	e.useless++
+	if e.useless > maxUselessRecords {
+		return alertErr(AlertUnexpectedMessage, ErrTooManyKeyUpdates)
+	}
+	s := e.in.suite
+	next := nextTrafficSecret(s.hash, e.in.secret[:e.in.secLen])
+	if err := e.in.setTrafficSecret(s, next); err != nil {
+		return err
+	}
+	if m.updateRequested && !e.closeSent {
+		e.kuQ = true
+	}
+	return nil
+}
+
+// appendHandshakeRecords appends msgs (whole handshake messages) to the
+// pending output as handshake records, protected when the write key is set.
+func (e *Engine) appendHandshakeRecords(msgs []byte) error {
+	hs := e.hs
+	limit := e.sendLimit
+	for len(msgs) > 0 {
+		n := min(len(msgs), limit)
+		if e.out.aead == nil {
+			hs.out = append(hs.out, recordTypeHandshake, 3, 3, byte(n>>8), byte(n))
+			hs.out = append(hs.out, msgs[:n]...)
+		} else {
+			hdr := len(hs.out)
+			hs.out = append(hs.out, 0, 0, 0, 0, 0)
+			hs.out = append(hs.out, msgs[:n]...)
+			var err error
+			if hs.out, err = e.out.sealInPlace(hs.out, hdr, recordTypeHandshake); err != nil {
+				return err
+			}
+		}
+		msgs = msgs[n:]
+	}
+	return nil
+}
+
+// keyLog writes one NSS key log line.
+func (e *Engine) keyLog(label string, clientRandom, secret []byte) {
+	w := e.cfg.KeyLog
+	if w == nil {
+		return
+	}
+	const hexd = "0123456789abcdef"
+	b := make([]byte, 0, len(label)+2+2*len(clientRandom)+2*len(secret)+1)
+	b = append(b, label...)
+	b = append(b, ' ')
+	for _, c := range clientRandom {
+		b = append(b, hexd[c>>4], hexd[c&15])
+	}
+	b = append(b, ' ')
+	for _, c := range secret {
+		b = append(b, hexd[c>>4], hexd[c&15])
+	}
+	b = append(b, '\n')
+	w.Write(b)
+}
+
+// SignRequest describes a pending CertificateVerify signature: call
+// Key.Sign(rand, Digest, Opts) (Digest is the whole message for Ed25519)
+// and hand the result to SignDone.
+type SignRequest struct {
+	Key    crypto.Signer
+	Scheme SignatureScheme
+	Digest []byte
+	Opts   crypto.SignerOpts
+}
+
+// SignRequest returns the pending signature request (StatusWantSign), or
+// nil. The request stays valid until SignDone.
+func (e *Engine) SignRequest() *SignRequest {
+	if e.hs == nil || e.hs.state != stateWaitSign || e.err != nil {
+		return nil
+	}
+	return &SignRequest{Key: e.hs.cert.Key, Scheme: e.hs.scheme, Digest: e.hs.signed, Opts: signerOpts(e.hs.scheme)}
+}
+
+// SignDone completes a StatusWantSign step with the signature (or the
+// signing error, which fails the handshake with internal_error). The
+// server's remaining flight is then pending output; call Read again to
+// process any input that arrived meanwhile.
+func (e *Engine) SignDone(sig []byte, err error) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.hs == nil || e.hs.state != stateWaitSign {
+		return ErrNoPendingOperation
+	}
+	if err != nil || len(sig) == 0 {
+		return e.fail(alertErr(AlertInternalError, ErrInternal))
+	}
+	if err := e.sendCertificateVerifyAndFinished(sig); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+// VerifyRequest returns the client's chain and the options to verify it
+// with (StatusWantVerify): run Chain[0].Verify(Opts) and pass the error to
+// VerifyDone. It returns nil when nothing is pending.
+func (e *Engine) VerifyRequest() (chain []*x509.Certificate, opts *x509.VerifyOptions) {
+	if e.hs == nil || e.hs.state != stateWaitVerify || e.err != nil {
+		return nil, nil
+	}
+	return e.state.PeerCertificates, e.hs.verifyOpts()
+}
+
+// VerifyDone completes a StatusWantVerify step. A nil err accepts the chain;
+// otherwise the handshake fails with the alert RFC 8446 Section 6.2 names
+// for the error (unknown_ca, certificate_expired, bad_certificate).
+func (e *Engine) VerifyDone(err error) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.hs == nil || e.hs.state != stateWaitVerify {
+		return ErrNoPendingOperation
+	}
+	if err != nil {
+		return e.fail(verifyAlert(err))
+	}
+	e.state.VerifiedLeaf = e.state.PeerCertificates[0]
+	e.hs.state = stateClientCertificateVerify
+	return nil
+}

@@ -1,0 +1,696 @@
+package tlsengine
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/x509"
+	"encoding/binary"
+	"errors"
+	"io"
+	"slices"
+	"time"
+)
+
+// hsState is the position of the server handshake (RFC 8446, Appendix A.2).
+type hsState uint8
+
+const (
+	stateClientHello             hsState = iota // expect ClientHello
+	stateClientHello2                           // HelloRetryRequest sent; expect ClientHello
+	stateWaitSign                               // blocked on SignDone
+	stateClientCertificate                      // expect client Certificate
+	stateWaitVerify                             // blocked on VerifyDone
+	stateClientCertificateVerify                // expect client CertificateVerify
+	stateClientFinished                         // expect client Finished
+	stateDone                                   // established
+)
+
+const versionTLS13 = 0x0304
+
+// maxTicketAgeSkew bounds the difference between the client's and our view
+// of a ticket's age (RFC 8446, Section 8.3).
+const maxTicketAgeSkew = 10 * time.Second
+
+// serverHandshake holds everything the handshake needs and the connection
+// does not; the Engine drops it once the handshake output is drained.
+type serverHandshake struct {
+	state     hsState
+	sawCH     bool
+	buf       []byte // reassembled handshake bytes not yet processed
+	out       []byte // pending records
+	earlySkip int    // bytes of refused early data we may still skip
+
+	suite         *cipherSuite
+	group         CurveID
+	transcript    transcript
+	clientRandom  [32]byte
+	ch1           *clientHelloMsg // first ClientHello (a copy) after a HelloRetryRequest
+	ccsSent       bool
+	cert          *Certificate
+	scheme        SignatureScheme
+	signed        []byte // what CertificateVerify signs
+	resumed       bool
+	psk           []byte
+	hsSecret      handshakeSecret
+	clientHS      []byte // client handshake traffic secret
+	master        masterSecret
+	clientApp     []byte
+	certRequested bool
+	vopts         *x509.VerifyOptions
+}
+
+// skipEarly reports whether an n-byte record may be dropped as refused early
+// data (RFC 8446, Section 4.2.10) and charges it against the bound.
+func (hs *serverHandshake) skipEarly(n int) bool {
+	if hs.earlySkip < n || hs.state == stateDone {
+		return false
+	}
+	hs.earlySkip -= n
+	return true
+}
+
+func (hs *serverHandshake) verifyOpts() *x509.VerifyOptions { return hs.vopts }
+
+// readHandshakeBytes appends a handshake record's payload and processes the
+// complete messages.
+func (e *Engine) readHandshakeBytes(b []byte) error {
+	hs := e.hs
+	if hs == nil || e.done {
+		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+	}
+	e.useless = 0
+	hs.buf = append(hs.buf, b...)
+	return e.processMessages()
+}
+
+// resumeHandshake continues with buffered messages after SignDone/VerifyDone.
+func (e *Engine) resumeHandshake() error {
+	if len(e.hs.buf) == 0 || e.blocked() {
+		return nil
+	}
+	return e.processMessages()
+}
+
+// processMessages handles every complete message in hs.buf until the
+// handshake blocks. Each message aliases hs.buf only while it is handled.
+func (e *Engine) processMessages() error {
+	hs := e.hs
+	for len(hs.buf) >= 4 && !e.blocked() && !e.done {
+		n := int(hs.buf[1])<<16 | int(hs.buf[2])<<8 | int(hs.buf[3])
+		limit := maxHandshakeMsg
+		if hs.buf[0] == typeCertificate {
+			limit = maxCertificateMsg
+		}
+		if n > limit {
+			return alertErr(AlertIllegalParameter, ErrMessageTooLarge)
+		}
+		if len(hs.buf) < 4+n {
+			break
+		}
+		keyChange, err := e.handleMessage(hs.buf[:4+n])
+		if err != nil {
+			return err
+		}
+		rest := copy(hs.buf, hs.buf[4+n:])
+		hs.buf = hs.buf[:rest]
+		// RFC 8446, Section 5.1: handshake messages must not span a key change.
+		if keyChange && rest > 0 {
+			return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+		}
+	}
+	if e.done && len(hs.buf) > 0 {
+		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+	}
+	if e.done {
+		hs.buf = nil
+	}
+	return nil
+}
+
+// handleMessage dispatches one message by state; keyChange reports that the
+// read key changed after it.
+func (e *Engine) handleMessage(msg []byte) (keyChange bool, err error) {
+	hs := e.hs
+	want := map[hsState]uint8{
+		stateClientHello: typeClientHello, stateClientHello2: typeClientHello,
+		stateClientCertificate: typeCertificate, stateClientCertificateVerify: typeCertificateVerify,
+		stateClientFinished: typeFinished,
+	}[hs.state]
+	if msg[0] != want || want == 0 {
+		return false, alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+	}
+	switch hs.state {
+	case stateClientHello, stateClientHello2:
+		return true, e.readClientHello(msg)
+	case stateClientCertificate:
+		return false, e.readClientCertificate(msg)
+	case stateClientCertificateVerify:
+		return false, e.readClientCertificateVerify(msg)
+	default:
+		return true, e.readClientFinished(msg)
+	}
+}
+
+var (
+	errDecode           = alertErr(AlertDecodeError, ErrDecode)
+	errIllegalParameter = alertErr(AlertIllegalParameter, ErrIllegalParameter)
+	errMissingExtension = alertErr(AlertMissingExtension, ErrMissingExtension)
+	errHandshakeFailure = alertErr(AlertHandshakeFailure, ErrHandshakeFailure)
+)
+
+// readClientHello handles ClientHello and, after a HelloRetryRequest, the
+// second ClientHello (RFC 8446, Sections 4.1.2 and 4.1.4).
+func (e *Engine) readClientHello(msg []byte) error {
+	hs := e.hs
+	hs.sawCH = true
+	ch := new(clientHelloMsg)
+	if !ch.unmarshal(msg) {
+		return errDecode
+	}
+	// Version dispatch (RFC 8446, Section 4.2.1). A TLS 1.2 handshake
+	// (handshake_server_tls12.go) slots in here when supported_versions
+	// lacks 1.3; until then such clients get protocol_version.
+	if !slices.Contains(ch.supportedVersions, versionTLS13) {
+		return alertErr(AlertProtocolVersion, ErrProtocolVersion)
+	}
+	if len(ch.compressionMethods) != 1 || ch.compressionMethods[0] != 0 {
+		return errIllegalParameter
+	}
+	if len(ch.secureRenegotiation) != 0 {
+		return errHandshakeFailure
+	}
+	if hs.state == stateClientHello2 {
+		if err := hs.checkSecondClientHello(ch); err != nil {
+			return err
+		}
+	}
+	suite := selectCipherSuite(e.cfg.cipherSuites(), ch.cipherSuites)
+	if suite == nil || hs.suite != nil && suite != hs.suite {
+		return errHandshakeFailure
+	}
+	hs.suite = suite
+	copy(hs.clientRandom[:], ch.random)
+	if ch.supportedGroups == nil || ch.keyShares == nil {
+		return errMissingExtension // RFC 8446, Section 9.2: (EC)DHE is mandatory here
+	}
+	group, share, err := e.selectGroup(ch)
+	if err != nil {
+		return err
+	}
+	if hs.state == stateClientHello {
+		hs.transcript = newTranscript(suite.hash)
+	}
+	if share == nil {
+		if hs.state == stateClientHello2 {
+			return errIllegalParameter // the retried share must be for our group
+		}
+		return e.sendHelloRetryRequest(ch, msg, group)
+	}
+	hs.group = group
+	e.state.Version, e.state.CipherSuite, e.state.CurveID = versionTLS13, suite.id, group
+	e.state.ServerName = ch.serverName
+	if err := e.negotiateALPN(ch); err != nil {
+		return err
+	}
+	if ch.hasRecordSizeLimit {
+		e.sendLimit = min(maxPlaintext, int(ch.recordSizeLimit)-1)
+	}
+	selectedPSK, err := e.checkPSK(ch, msg)
+	if err != nil {
+		return err
+	}
+	if !hs.resumed {
+		if ch.signatureAlgorithms == nil {
+			return errMissingExtension
+		}
+		hs.cert, hs.scheme = selectCertificate(e.cfg.Certificates, ch.serverName, ch.signatureAlgorithms, ch.signatureAlgorithmsCert)
+		if hs.cert == nil {
+			return errHandshakeFailure
+		}
+	}
+	if ch.earlyData {
+		hs.earlySkip = maxEarlyDataSkip // refused: we never accept 0-RTT
+	}
+	hs.transcript.write(msg)
+	return e.sendServerFlight(ch, share, selectedPSK)
+}
+
+// checkSecondClientHello enforces RFC 8446, Section 4.1.2: the retried
+// ClientHello equals the first except for key_share, early_data, cookie,
+// pre_shared_key and padding.
+func (hs *serverHandshake) checkSecondClientHello(ch *clientHelloMsg) error {
+	c1 := hs.ch1
+	if len(ch.keyShares) != 1 || ch.keyShares[0].group != uint16(hs.group) || ch.earlyData || ch.cookie != nil {
+		return errIllegalParameter
+	}
+	same := bytes.Equal(c1.random, ch.random) && bytes.Equal(c1.sessionID, ch.sessionID) &&
+		slices.Equal(c1.cipherSuites, ch.cipherSuites) && c1.serverName == ch.serverName &&
+		slices.Equal(c1.supportedGroups, ch.supportedGroups) &&
+		slices.Equal(c1.signatureAlgorithms, ch.signatureAlgorithms) &&
+		slices.Equal(c1.signatureAlgorithmsCert, ch.signatureAlgorithmsCert) &&
+		slices.Equal(c1.alpnProtocols, ch.alpnProtocols) &&
+		slices.Equal(c1.supportedVersions, ch.supportedVersions) &&
+		bytes.Equal(c1.pskModes, ch.pskModes) && c1.vers == ch.vers
+	if !same {
+		return errIllegalParameter
+	}
+	return nil
+}
+
+// selectGroup picks our most preferred group the client sent a share for;
+// failing that, our most preferred group it supports (share == nil: ask
+// with a HelloRetryRequest). RFC 8446, Section 4.2.8.
+func (e *Engine) selectGroup(ch *clientHelloMsg) (CurveID, []byte, error) {
+	for _, ks := range ch.keyShares {
+		if !slices.Contains(ch.supportedGroups, ks.group) {
+			return 0, nil, errIllegalParameter
+		}
+	}
+	prefs := e.cfg.curves()
+	for _, g := range prefs {
+		for _, ks := range ch.keyShares {
+			if ks.group == uint16(g) && isSupportedCurve(g) {
+				return g, ks.data, nil
+			}
+		}
+	}
+	for _, g := range prefs {
+		if isSupportedCurve(g) && slices.Contains(ch.supportedGroups, uint16(g)) {
+			return g, nil, nil
+		}
+	}
+	return 0, nil, errHandshakeFailure
+}
+
+// negotiateALPN picks our first protocol the client offers (RFC 7301).
+func (e *Engine) negotiateALPN(ch *clientHelloMsg) error {
+	if len(e.cfg.NextProtos) == 0 || len(ch.alpnProtocols) == 0 {
+		return nil
+	}
+	for _, p := range e.cfg.NextProtos {
+		if slices.Contains(ch.alpnProtocols, p) {
+			e.state.NegotiatedProtocol = p
+			return nil
+		}
+	}
+	return alertErr(AlertNoApplicationProtocol, ErrNoALPN)
+}
+
+// sendHelloRetryRequest asks for a key share for group (RFC 8446,
+// Section 4.1.4). No cookie is sent: the engine keeps the state itself.
+func (e *Engine) sendHelloRetryRequest(ch *clientHelloMsg, msg []byte, group CurveID) error {
+	hs := e.hs
+	hs.group = group
+	hs.transcript.write(msg)
+	hs.transcript.hrrRewrite()
+	hrr := serverHelloMsg{
+		vers: 0x0303, random: helloRetryRequestRandom, sessionID: ch.sessionID,
+		cipherSuite: hs.suite.id, supportedVersion: versionTLS13, selectedGroup: uint16(group),
+	}
+	b := hrr.appendTo(nil)
+	hs.transcript.write(b)
+	if err := e.appendHandshakeRecords(b); err != nil {
+		return err
+	}
+	e.sendCompatCCS(ch)
+	// Keep a copy of the first ClientHello for the consistency check.
+	raw := bytes.Clone(msg)
+	hs.ch1 = new(clientHelloMsg)
+	hs.ch1.unmarshal(raw)
+	if ch.earlyData {
+		hs.earlySkip = maxEarlyDataSkip // 0-RTT records before ClientHello2 are skipped
+	}
+	hs.state = stateClientHello2
+	return nil
+}
+
+// sendCompatCCS sends the middlebox-compatibility change_cipher_spec once,
+// when the client sent a legacy_session_id (RFC 8446, Appendix D.4).
+func (e *Engine) sendCompatCCS(ch *clientHelloMsg) {
+	if len(ch.sessionID) == 0 || e.hs.ccsSent {
+		return
+	}
+	e.hs.ccsSent = true
+	e.hs.out = append(e.hs.out, recordTypeChangeCipherSpec, 3, 3, 0, 1, 1)
+}
+
+// checkPSK looks for a usable resumption ticket (RFC 8446, Section 4.2.11).
+// It returns the selected identity index, or -1 for a full handshake.
+func (e *Engine) checkPSK(ch *clientHelloMsg, msg []byte) (int, error) {
+	hs := e.hs
+	if e.cfg.TicketKeys == nil || len(ch.pskIdentities) == 0 {
+		return -1, nil
+	}
+	if ch.pskModes == nil {
+		return -1, errMissingExtension
+	}
+	if !slices.Contains(ch.pskModes, pskModeDHE) {
+		return -1, nil
+	}
+	now := e.cfg.now()
+	for i, id := range ch.pskIdentities {
+		if i >= 4 {
+			break
+		}
+		psk, certs, ok := e.openTicket(id, ch, now)
+		if !ok {
+			continue
+		}
+		// RFC 8446, Section 4.2.11.2: verify the binder over the truncated ClientHello.
+		tr := newTranscript(hs.suite.hash)
+		if hs.state == stateClientHello2 {
+			if c, ok := hs.transcript.clone(); ok {
+				tr = c
+			}
+		}
+		tr.write(msg[:ch.bindersOffset])
+		es := newEarlySecret(hs.suite.hash, psk)
+		want := finishedVerifyData(hs.suite.hash, es.resumptionBinderKey(), tr.sum(nil))
+		if !hmac.Equal(want, ch.pskBinders[i]) {
+			return -1, alertErr(AlertDecryptError, ErrBadBinder)
+		}
+		hs.resumed, hs.psk = true, psk
+		e.state.DidResume = true
+		e.state.PeerCertificates = certs
+		if len(certs) > 0 {
+			e.state.VerifiedLeaf = certs[0] // it was verified when the ticket was issued
+		}
+		return i, nil
+	}
+	return -1, nil
+}
+
+// openTicket decrypts a ticket and checks it may resume this connection:
+// version, suite hash, lifetime, age skew, SNI, ALPN and client-auth policy.
+func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) ([]byte, []*x509.Certificate, bool) {
+	pt, ok := e.cfg.TicketKeys.openTicket(id.label)
+	if !ok {
+		return nil, nil, false
+	}
+	var st sessionState
+	if !st.unmarshal(pt) || st.version != versionTLS13 {
+		return nil, nil, false
+	}
+	s := cipherSuiteByID(st.suite)
+	if s == nil || s.hash != e.hs.suite.hash {
+		return nil, nil, false
+	}
+	created := time.Unix(int64(st.createdAt), 0)
+	age := now.Sub(created)
+	if age < -maxTicketAgeSkew || age > time.Duration(st.lifetime)*time.Second {
+		return nil, nil, false
+	}
+	clientAge := time.Duration(id.obfuscatedTicketAge-st.ageAdd) * time.Millisecond
+	if d := clientAge - age; d > maxTicketAgeSkew+time.Second || d < -maxTicketAgeSkew-time.Second {
+		return nil, nil, false
+	}
+	if st.serverName != ch.serverName || st.alpn != e.state.NegotiatedProtocol {
+		return nil, nil, false
+	}
+	var certs []*x509.Certificate
+	for _, der := range st.peerCertificates {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, nil, false
+		}
+		certs = append(certs, c)
+	}
+	if e.cfg.ClientAuth == RequireClientCert && len(certs) == 0 {
+		return nil, nil, false
+	}
+	return bytes.Clone(st.secret), certs, true
+}
+
+// sendServerFlight sends ServerHello, the compat CCS, EncryptedExtensions,
+// CertificateRequest, Certificate, CertificateVerify and Finished
+// (RFC 8446, Section 2, Figure 1). It stops before CertificateVerify when
+// the signature is asynchronous.
+func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) error {
+	hs := e.hs
+	share, secret, err := serverKeyShare(hs.group, clientShare, e.cfg.rand())
+	if err != nil {
+		return err
+	}
+	sh := serverHelloMsg{
+		vers: 0x0303, random: make([]byte, 32), sessionID: ch.sessionID, cipherSuite: hs.suite.id,
+		supportedVersion: versionTLS13, serverShare: keyShare{group: uint16(hs.group), data: share},
+	}
+	if _, err := io.ReadFull(e.cfg.rand(), sh.random); err != nil {
+		return alertErr(AlertInternalError, ErrInternal)
+	}
+	if pskIndex >= 0 {
+		sh.selectedIdentityPresent, sh.selectedIdentity = true, uint16(pskIndex)
+	}
+	b := sh.appendTo(make([]byte, 0, 256+len(share)))
+	hs.transcript.write(b)
+	if err := e.appendHandshakeRecords(b); err != nil {
+		return err
+	}
+	e.sendCompatCCS(ch)
+
+	h := hs.suite.hash
+	hs.hsSecret = newEarlySecret(h, hs.psk).handshakeSecret(secret)
+	th := hs.transcript.sum(nil)
+	hs.clientHS = hs.hsSecret.clientHandshakeTrafficSecret(th)
+	serverHS := hs.hsSecret.serverHandshakeTrafficSecret(th)
+	e.keyLog("CLIENT_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], hs.clientHS)
+	e.keyLog("SERVER_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], serverHS)
+	if err := e.out.setTrafficSecret(hs.suite, serverHS); err != nil {
+		return err
+	}
+	if err := e.in.setTrafficSecret(hs.suite, hs.clientHS); err != nil {
+		return err
+	}
+
+	ee := encryptedExtensionsMsg{alpnProtocol: e.state.NegotiatedProtocol}
+	ee.serverNameAck = ch.serverName != "" && !hs.resumed
+	if ch.hasRecordSizeLimit {
+		ee.recordSizeLimit = uint16(e.cfg.recordSizeLimit())
+		e.recvLimit = int(ee.recordSizeLimit) - 1
+	}
+	msgs := ee.appendTo(make([]byte, 0, 1024))
+	if !hs.resumed {
+		if e.cfg.ClientAuth != NoClientCert {
+			hs.certRequested = true
+			cr := certificateRequestMsgTLS13{signatureAlgorithms: supportedSignatureSchemes}
+			if e.cfg.ClientCAs != nil {
+				cr.certificateAuthorities = e.cfg.ClientCAs.Subjects() //nolint:staticcheck // our pool, not the system's
+			}
+			msgs = cr.appendTo(msgs)
+		}
+		msgs = (&certificateMsgTLS13{certificates: hs.cert.Chain}).appendTo(msgs)
+	}
+	hs.transcript.write(msgs)
+	if err := e.appendHandshakeRecords(msgs); err != nil {
+		return err
+	}
+	if hs.resumed {
+		return e.sendServerFinished()
+	}
+	hs.signed = signedContent(hs.scheme, serverSignatureContext, hs.transcript.sum(nil))
+	if e.cfg.AsyncSign != nil && e.cfg.AsyncSign(hs.scheme) {
+		hs.state = stateWaitSign
+		return nil
+	}
+	sig, err := hs.cert.Key.Sign(e.cfg.rand(), hs.signed, signerOpts(hs.scheme))
+	if err != nil {
+		return alertErr(AlertInternalError, ErrInternal)
+	}
+	return e.sendCertificateVerifyAndFinished(sig)
+}
+
+// sendCertificateVerifyAndFinished completes the server flight with the
+// signature (RFC 8446, Section 4.4.3).
+func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) error {
+	hs := e.hs
+	b := (&certificateVerifyMsg{signatureAlgorithm: uint16(hs.scheme), signature: sig}).appendTo(nil)
+	hs.transcript.write(b)
+	if err := e.appendHandshakeRecords(b); err != nil {
+		return err
+	}
+	hs.signed = nil
+	return e.sendServerFinished()
+}
+
+// sendServerFinished sends Finished and installs the server application
+// traffic key (RFC 8446, Sections 4.4.4 and 7.1).
+func (e *Engine) sendServerFinished() error {
+	hs := e.hs
+	h := hs.suite.hash
+	serverHS := e.out.secret[:e.out.secLen]
+	fin := finishedMsg{verifyData: finishedVerifyData(h, serverHS, hs.transcript.sum(nil))}
+	b := fin.appendTo(nil)
+	hs.transcript.write(b)
+	if err := e.appendHandshakeRecords(b); err != nil {
+		return err
+	}
+	hs.master = hs.hsSecret.masterSecret()
+	th := hs.transcript.sum(nil)
+	hs.clientApp = hs.master.clientApplicationTrafficSecret(th)
+	serverApp := hs.master.serverApplicationTrafficSecret(th)
+	e.keyLog("CLIENT_TRAFFIC_SECRET_0", hs.clientRandom[:], hs.clientApp)
+	e.keyLog("SERVER_TRAFFIC_SECRET_0", hs.clientRandom[:], serverApp)
+	e.keyLog("EXPORTER_SECRET", hs.clientRandom[:], hs.master.exporterMasterSecret(th))
+	if err := e.out.setTrafficSecret(hs.suite, serverApp); err != nil {
+		return err
+	}
+	if hs.certRequested {
+		hs.state = stateClientCertificate
+	} else {
+		hs.state = stateClientFinished
+	}
+	return nil
+}
+
+// readClientCertificate handles the client's Certificate (RFC 8446,
+// Section 4.4.2); an empty one is certificate_required under
+// RequireClientCert (Section 4.4.2.4).
+func (e *Engine) readClientCertificate(msg []byte) error {
+	hs := e.hs
+	var m certificateMsgTLS13
+	if !m.unmarshal(msg) {
+		return errDecode
+	}
+	hs.transcript.write(msg)
+	if len(m.certificates) == 0 {
+		if e.cfg.ClientAuth == RequireClientCert {
+			return alertErr(AlertCertificateRequired, ErrCertificateRequired)
+		}
+		hs.state = stateClientFinished
+		return nil
+	}
+	certs := make([]*x509.Certificate, 0, len(m.certificates))
+	for _, der := range m.certificates {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return alertErr(AlertBadCertificate, ErrBadCertificate)
+		}
+		certs = append(certs, c)
+	}
+	e.state.PeerCertificates = certs
+	if e.cfg.ClientCAs == nil {
+		hs.state = stateClientCertificateVerify // accepted unverified; VerifiedLeaf stays nil
+		return nil
+	}
+	opts := &x509.VerifyOptions{
+		Roots: e.cfg.ClientCAs, CurrentTime: e.cfg.now(), Intermediates: x509.NewCertPool(),
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	for _, c := range certs[1:] {
+		opts.Intermediates.AddCert(c)
+	}
+	hs.vopts = opts
+	if e.cfg.AsyncVerify {
+		hs.state = stateWaitVerify
+		return nil
+	}
+	if _, err := certs[0].Verify(*opts); err != nil {
+		return verifyAlert(err)
+	}
+	e.state.VerifiedLeaf = certs[0]
+	hs.state = stateClientCertificateVerify
+	return nil
+}
+
+// verifyAlert maps a chain verification error to its alert (RFC 8446,
+// Section 6.2).
+func verifyAlert(err error) error {
+	var ua x509.UnknownAuthorityError
+	if errors.As(err, &ua) {
+		return alertErr(AlertUnknownCA, ErrBadCertificate)
+	}
+	var ci x509.CertificateInvalidError
+	if errors.As(err, &ci) {
+		switch ci.Reason {
+		case x509.Expired:
+			return alertErr(AlertCertificateExpired, ErrBadCertificate)
+		case x509.IncompatibleUsage:
+			return alertErr(AlertUnsupportedCertificate, ErrBadCertificate)
+		}
+	}
+	return alertErr(AlertBadCertificate, ErrBadCertificate)
+}
+
+// readClientCertificateVerify checks the client's proof of key possession
+// (RFC 8446, Section 4.4.3).
+func (e *Engine) readClientCertificateVerify(msg []byte) error {
+	hs := e.hs
+	var m certificateVerifyMsg
+	if !m.unmarshal(msg) {
+		return errDecode
+	}
+	s := SignatureScheme(m.signatureAlgorithm)
+	if !slices.Contains(supportedSignatureSchemes, uint16(s)) {
+		return errIllegalParameter
+	}
+	signed := signedContent(s, clientSignatureContext, hs.transcript.sum(nil))
+	if !verifySignature(e.state.PeerCertificates[0].PublicKey, s, signed, m.signature) {
+		return alertErr(AlertDecryptError, ErrBadSignature)
+	}
+	hs.transcript.write(msg)
+	hs.state = stateClientFinished
+	return nil
+}
+
+// readClientFinished verifies the client Finished, installs the client
+// application key and issues a session ticket (RFC 8446, Sections 4.4.4 and 4.6.1).
+func (e *Engine) readClientFinished(msg []byte) error {
+	hs := e.hs
+	var m finishedMsg
+	if !m.unmarshal(msg) {
+		return errDecode
+	}
+	h := hs.suite.hash
+	want := finishedVerifyData(h, hs.clientHS, hs.transcript.sum(nil))
+	if len(m.verifyData) != len(want) {
+		return errDecode
+	}
+	if !hmac.Equal(want, m.verifyData) {
+		return alertErr(AlertDecryptError, ErrBadFinished)
+	}
+	hs.transcript.write(msg)
+	if err := e.in.setTrafficSecret(hs.suite, hs.clientApp); err != nil {
+		return err
+	}
+	hs.state = stateDone
+	e.done = true
+	hs.earlySkip = 0
+	if e.cfg.TicketKeys != nil {
+		if err := e.sendSessionTicket(); err != nil {
+			return err
+		}
+	}
+	hs.clientHS, hs.clientApp, hs.psk = nil, nil, nil
+	return nil
+}
+
+// sendSessionTicket issues one stateless ticket carrying the resumption PSK
+// (RFC 8446, Section 4.6.1).
+func (e *Engine) sendSessionTicket() error {
+	hs := e.hs
+	h := hs.suite.hash
+	rms := hs.master.resumptionMasterSecret(hs.transcript.sum(nil))
+	var rnd [4]byte
+	if _, err := io.ReadFull(e.cfg.rand(), rnd[:]); err != nil {
+		return alertErr(AlertInternalError, ErrInternal)
+	}
+	nonce := []byte{0}
+	lifetime := e.cfg.ticketLifetime()
+	st := sessionState{
+		version: versionTLS13, suite: hs.suite.id, secret: resumptionPSK(h, rms, nonce),
+		createdAt: uint64(e.cfg.now().Unix()), ageAdd: binary.BigEndian.Uint32(rnd[:]),
+		lifetime: uint32(lifetime / time.Second), serverName: e.state.ServerName,
+		alpn: e.state.NegotiatedProtocol,
+	}
+	if e.state.VerifiedLeaf != nil {
+		for _, c := range e.state.PeerCertificates {
+			st.peerCertificates = append(st.peerCertificates, c.Raw)
+		}
+	}
+	label := e.cfg.TicketKeys.sealTicket(nil, st.marshal(), e.cfg.rand())
+	if label == nil {
+		return nil // no ticket this time
+	}
+	m := newSessionTicketMsgTLS13{lifetime: st.lifetime, ageAdd: st.ageAdd, nonce: nonce, label: label}
+	return e.appendHandshakeRecords(m.appendTo(nil))
+}

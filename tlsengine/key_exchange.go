@@ -1,0 +1,96 @@
+package tlsengine
+
+import (
+	"crypto/ecdh"
+	"crypto/mlkem"
+	"io"
+)
+
+// CurveID is a TLS named group (RFC 8446, Section 4.2.7).
+type CurveID uint16
+
+// Supported key exchange groups.
+const (
+	X25519         CurveID = 0x001d
+	CurveP256      CurveID = 0x0017
+	CurveP384      CurveID = 0x0018
+	X25519MLKEM768 CurveID = 0x11ec // draft-ietf-tls-ecdhe-mlkem
+)
+
+// defaultCurvePreferences is the server preference order.
+var defaultCurvePreferences = []CurveID{X25519MLKEM768, X25519, CurveP256, CurveP384}
+
+const (
+	x25519ShareLen    = 32
+	mlkemEncapKeyLen  = mlkem.EncapsulationKeySize768 // 1184
+	mlkemCiphertextLn = mlkem.CiphertextSize768       // 1088
+)
+
+func isSupportedCurve(c CurveID) bool {
+	switch c {
+	case X25519, CurveP256, CurveP384, X25519MLKEM768:
+		return true
+	}
+	return false
+}
+
+func ecdhCurve(c CurveID) ecdh.Curve {
+	switch c {
+	case X25519:
+		return ecdh.X25519()
+	case CurveP256:
+		return ecdh.P256()
+	case CurveP384:
+		return ecdh.P384()
+	}
+	return nil
+}
+
+// serverKeyShare runs the server side of group g against the client's key
+// share: it returns the server's key_share bytes and the shared secret. A
+// malformed client share is illegal_parameter (RFC 8446, Section 4.2.8).
+func serverKeyShare(g CurveID, clientShare []byte, rand io.Reader) (share, secret []byte, err error) {
+	bad := alertErr(AlertIllegalParameter, ErrIllegalParameter)
+	if g == X25519MLKEM768 {
+		// client: ML-KEM-768 encapsulation key || X25519; server: ciphertext || X25519;
+		// secret: ML-KEM shared secret || X25519 shared secret.
+		if len(clientShare) != mlkemEncapKeyLen+x25519ShareLen {
+			return nil, nil, bad
+		}
+		ek, err := mlkem.NewEncapsulationKey768(clientShare[:mlkemEncapKeyLen])
+		if err != nil {
+			return nil, nil, bad
+		}
+		xs, xsec, err := ecdhShare(ecdh.X25519(), clientShare[mlkemEncapKeyLen:], rand)
+		if err != nil {
+			return nil, nil, err
+		}
+		ss, ct := ek.Encapsulate()
+		share = append(append(make([]byte, 0, len(ct)+len(xs)), ct...), xs...)
+		secret = append(append(make([]byte, 0, len(ss)+len(xsec)), ss...), xsec...)
+		return share, secret, nil
+	}
+	c := ecdhCurve(g)
+	if c == nil {
+		return nil, nil, alertErr(AlertHandshakeFailure, ErrHandshakeFailure)
+	}
+	return ecdhShare(c, clientShare, rand)
+}
+
+// ecdhShare generates an ephemeral key on c and computes the shared secret
+// with the peer's public value.
+func ecdhShare(c ecdh.Curve, peer []byte, rand io.Reader) (share, secret []byte, err error) {
+	pub, err := c.NewPublicKey(peer)
+	if err != nil {
+		return nil, nil, alertErr(AlertIllegalParameter, ErrIllegalParameter)
+	}
+	priv, err := c.GenerateKey(rand)
+	if err != nil {
+		return nil, nil, alertErr(AlertInternalError, ErrInternal)
+	}
+	secret, err = priv.ECDH(pub)
+	if err != nil {
+		return nil, nil, alertErr(AlertIllegalParameter, ErrIllegalParameter)
+	}
+	return priv.PublicKey().Bytes(), secret, nil
+}

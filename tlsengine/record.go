@@ -1,0 +1,120 @@
+package tlsengine
+
+import (
+	"crypto/cipher"
+	"encoding/binary"
+)
+
+// Record layer constants (RFC 8446, Section 5).
+const (
+	recordHeaderLen  = 5
+	maxPlaintext     = 1 << 14        // 2^14
+	maxCiphertext13  = 1<<14 + 256    // RFC 8446, Section 5.2
+	aeadTagLen       = 16             // all supported AEADs
+	recordOverhead13 = 1 + aeadTagLen // inner content type + tag
+
+	recordTypeChangeCipherSpec = 20
+	recordTypeAlert            = 21
+	recordTypeHandshake        = 22
+	recordTypeApplicationData  = 23
+)
+
+// maxSeq is the last sequence number a direction may use; the engine fails
+// before a nonce would repeat (RFC 8446, Section 5.3).
+const maxSeq = 1<<64 - 1
+
+// direction is the AEAD state of one side of the connection: e.in opens what
+// the client sent, e.out seals what the server sends. All fields are fixed
+// size so the Engine holds no buffers for them.
+type direction struct {
+	aead   cipher.AEAD // nil while records are plaintext
+	suite  *cipherSuite
+	iv     [12]byte
+	nonce  [12]byte // scratch: iv XOR seq, rebuilt for every record
+	seq    uint64
+	secret [48]byte // current traffic secret, for KeyUpdate
+	secLen int
+}
+
+// setTrafficSecret derives key and IV from secret (RFC 8446, Section 7.3) and
+// resets the sequence number.
+func (d *direction) setTrafficSecret(s *cipherSuite, secret []byte) error {
+	key, iv := trafficKeys(s.hash, secret, s.keyLen)
+	a, err := s.newAEAD(key)
+	if err != nil {
+		return alertErr(AlertInternalError, ErrInternal)
+	}
+	clear(key)
+	d.aead, d.suite, d.seq = a, s, 0
+	copy(d.iv[:], iv)
+	d.secLen = copy(d.secret[:], secret)
+	return nil
+}
+
+// makeNonce builds the per-record nonce (RFC 8446, Section 5.3).
+func (d *direction) makeNonce() {
+	d.nonce = d.iv
+	var s [8]byte
+	binary.BigEndian.PutUint64(s[:], d.seq)
+	for i := 0; i < 8; i++ {
+		d.nonce[4+i] ^= s[i]
+	}
+}
+
+// sealInPlace protects the record that starts at b[hdr]: b[hdr:hdr+5] is the
+// reserved header and b[hdr+5:] the plaintext. It appends the inner content
+// type and the tag and returns the extended b. It allocates only if b lacks
+// 17 bytes of spare capacity.
+func (d *direction) sealInPlace(b []byte, hdr int, typ uint8) ([]byte, error) {
+	if d.seq == maxSeq {
+		return b, alertErr(AlertInternalError, ErrSequenceLimit)
+	}
+	n := len(b) - hdr - recordHeaderLen // plaintext length
+	b = append(b, typ)
+	if cap(b)-len(b) < aeadTagLen {
+		b = append(b, make([]byte, aeadTagLen)...)[:len(b)]
+	}
+	h := b[hdr : hdr+recordHeaderLen]
+	h[0] = recordTypeApplicationData
+	h[1], h[2] = 3, 3
+	binary.BigEndian.PutUint16(h[3:], uint16(n+recordOverhead13))
+	d.makeNonce()
+	pt := b[hdr+recordHeaderLen:]
+	d.aead.Seal(pt[:0], d.nonce[:], pt, h)
+	d.seq++
+	return b[:len(b)+aeadTagLen], nil
+}
+
+// openInPlace authenticates and decrypts rec (header included) in place. It
+// returns the inner content type and the plaintext, which aliases rec.
+func (d *direction) openInPlace(rec []byte) (uint8, []byte, error) {
+	if d.seq == maxSeq {
+		return 0, nil, alertErr(AlertInternalError, ErrSequenceLimit)
+	}
+	d.makeNonce()
+	body := rec[recordHeaderLen:]
+	pt, err := d.aead.Open(body[:0], d.nonce[:], body, rec[:recordHeaderLen])
+	if err != nil {
+		return 0, nil, errBadRecordMAC
+	}
+	d.seq++
+	// RFC 8446, Section 5.4: strip zero padding; the last non-zero byte is the type.
+	i := len(pt) - 1
+	for i >= 0 && pt[i] == 0 {
+		i--
+	}
+	if i < 0 {
+		return 0, nil, errNoContentType
+	}
+	if i > maxPlaintext {
+		return 0, nil, errRecordOverflow
+	}
+	return pt[i], pt[:i], nil
+}
+
+// Preallocated errors for the record path so it never allocates.
+var (
+	errBadRecordMAC   = alertErr(AlertBadRecordMAC, ErrBadRecordMAC)
+	errRecordOverflow = alertErr(AlertRecordOverflow, ErrRecordOverflow)
+	errNoContentType  = alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+)
