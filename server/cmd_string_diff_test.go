@@ -167,7 +167,7 @@ func (nd node) sorted() string {
 
 // splitArgs splits a command line on spaces; a "quoted" Go string is one
 // argument (so "" is the empty argument).
-func splitArgs(t *testing.T, line string) []string {
+func splitArgs(t testing.TB, line string) []string {
 	var args []string
 	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
 		if line[0] == '"' {
