@@ -38,25 +38,22 @@ func (p *Parser) inline(buf []byte) ([][]byte, int, error) {
 // it ends sdssplitargs's C string. Quoted arguments are unescaped in place,
 // which never lengthens them. It returns false for unbalanced quotes.
 func splitArgs(args [][]byte, line []byte) ([][]byte, bool) {
-	if z := bytes.IndexByte(line, 0); z >= 0 {
-		line = line[:z]
-	}
 	i := 0
 	for {
-		for i < len(line) && isSpace(line[i]) {
+		for i < len(line) && class[line[i]]&blank != 0 {
 			i++
 		}
-		if i == len(line) {
+		if i == len(line) || line[i] == 0 {
 			return args, true
 		}
 		start := i
-		for i < len(line) && !endsPlain(line[i]) {
+		for i < len(line) && class[line[i]]&(ends|quote) == 0 {
 			i++
 		}
-		if i == len(line) {
+		if i == len(line) || line[i] == 0 {
 			return append(args, line[start:i:i]), true
 		}
-		if !isQuote(line[i]) {
+		if class[line[i]]&quote == 0 {
 			args = append(args, line[start:i:i])
 			i++ // the separator
 			continue
@@ -81,32 +78,25 @@ func unquote(line []byte, i int) (end, next int, ok bool) {
 		}
 		return 0
 	}
-	var quote byte // the open quote, or 0 outside quotes
+	q := line[i] // the open quote
+	i++
 	for {
-		if i == len(line) {
-			return w, i, quote == 0
-		}
-		c := line[i]
+		c := at(i)
 		switch {
-		case quote == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
-			return w, i + 1, true
-		case quote == 0 && isQuote(c):
-			quote = c
-			i++
-			continue
-		case quote == 0:
-		case c == quote:
-			if n := at(i + 1); n != 0 && !isSpace(n) {
+		case c == 0: // the end of the line, or a NUL ending it
+			return 0, 0, false
+		case c == q:
+			if n := at(i + 1); n != 0 && class[n]&blank == 0 {
 				return 0, 0, false
 			}
 			return w, i + 1, true
-		case quote == '"' && c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
+		case q == '"' && c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
 			c = unhex(line[i+2])<<4 | unhex(line[i+3])
 			i += 3
-		case quote == '"' && c == '\\' && i+1 < len(line):
+		case q == '"' && c == '\\' && at(i+1) != 0:
 			i++
 			c = unescape(line[i])
-		case quote == '\'' && c == '\\' && at(i+1) == '\'':
+		case q == '\'' && c == '\\' && at(i+1) == '\'':
 			i++
 			c = '\''
 		}
@@ -116,18 +106,18 @@ func unquote(line []byte, i int) (end, next int, ok bool) {
 	}
 }
 
-// isSpace is C's isspace in the C locale.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
+// Byte classes for splitArgs.
+const (
+	blank = 1 << iota // C's isspace: skipped between arguments, allowed after a closing quote
+	ends              // ends an unquoted argument: space, tab, CR, LF, or NUL (which ends the line)
+	quote             // opens a quoted part
+)
 
-// endsPlain reports whether c ends the plain (unquoted, unescaped) run of an
-// argument: a separator sdssplitargs knows, or a quote.
-func endsPlain(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '"' || c == '\''
+var class = [256]uint8{
+	' ': blank | ends, '\t': blank | ends, '\n': blank | ends, '\r': blank | ends,
+	'\v': blank, '\f': blank, 0: ends,
+	'"': quote, '\'': quote,
 }
-
-func isQuote(c byte) bool { return c == '"' || c == '\'' }
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

@@ -131,19 +131,24 @@ func (p *Parser) findCR(buf []byte, from int) int {
 func (p *Parser) multibulk(buf []byte) ([][]byte, int, error) {
 	lim := p.Limits.orDefault()
 	if p.state == stCount {
-		cr := p.findCR(buf, p.scan)
-		if cr < 0 {
-			if len(buf) > lim.MaxInline {
-				return p.fail(ErrTooBigMbulkCount)
+		count, cr, ok := fastLen(buf, 1)
+		if !ok {
+			cr = p.findCR(buf, p.scan)
+			if cr < 0 {
+				if len(buf) > lim.MaxInline {
+					return p.fail(ErrTooBigMbulkCount)
+				}
+				p.scan = len(buf)
+				return nil, 0, nil
 			}
-			p.scan = len(buf)
-			return nil, 0, nil
+			if cr+1 >= len(buf) { // the LF has not arrived; it is not checked
+				p.scan = cr
+				return nil, 0, nil
+			}
+			count, ok = parseInt(buf[1:cr])
+		} else {
+			p.examined += cr
 		}
-		if cr+1 >= len(buf) { // the LF has not arrived; it is not checked
-			p.scan = cr
-			return nil, 0, nil
-		}
-		count, ok := parseInt(buf[1:cr])
 		if !ok || count > int64(lim.MaxArgs) {
 			return p.fail(ErrInvalidMultibulkLength)
 		}
@@ -153,36 +158,71 @@ func (p *Parser) multibulk(buf []byte) ([][]byte, int, error) {
 		}
 		p.state, p.left, p.pos, p.scan, p.bulk = stArgs, int(count), cr+2, cr+2, -1
 	}
-	for p.left > 0 {
-		if p.bulk < 0 {
-			if err := p.bulkHeader(buf, &lim); err != nil || p.bulk < 0 {
-				if err != nil {
+	pos, bulk, spans := p.pos, p.bulk, p.spans
+	for left := p.left; left > 0; left-- {
+		if bulk < 0 {
+			n, cr, ok := int64(0), 0, false
+			if pos < len(buf) && buf[pos] == '$' {
+				n, cr, ok = fastLen(buf, pos+1)
+			}
+			if ok && n <= lim.MaxBulk {
+				p.examined += cr + 1 - pos
+				pos = cr + 2
+			} else {
+				p.pos, p.left, p.spans = pos, left, spans
+				if err := p.bulkHeader(buf, &lim); err != nil {
 					return p.fail(err)
 				}
-				return nil, 0, nil
+				if p.bulk < 0 {
+					return nil, 0, nil
+				}
+				n, pos = p.bulk, p.pos
 			}
+			bulk = n
 		}
-		if int64(len(buf)-p.pos) < p.bulk+2 {
+		if int64(len(buf)-pos) < bulk+2 {
+			p.pos, p.scan, p.bulk, p.left, p.spans = pos, pos, bulk, left, spans
 			return nil, 0, nil
 		}
-		end := p.pos + int(p.bulk)
-		p.spans = append(p.spans, span{p.pos, end})
-		p.pos, p.scan, p.bulk = end+2, end+2, -1
-		p.left--
+		end := pos + int(bulk)
+		spans = append(spans, span{pos, end})
+		pos, bulk = end+2, -1
 	}
 	args := p.args[:0]
-	for _, s := range p.spans {
+	for _, s := range spans {
 		args = append(args, buf[s.start:s.end:s.end])
 	}
-	p.args = args
-	n := p.pos
+	p.args, p.spans = args, spans
 	p.restart()
-	return args, n, nil
+	return args, pos, nil
+}
+
+// fastLen parses the common header "<digits>\r" plus one more byte at
+// buf[i:]: 1 to 18 digits, no leading zero. It reports false for anything
+// else, which the general path then handles; it accepts nothing the general
+// path would treat differently. cr is the index of the CR.
+func fastLen(buf []byte, i int) (n int64, cr int, ok bool) {
+	j := i
+	for ; j < len(buf) && j-i < 18; j++ {
+		d := buf[j] - '0'
+		if d > 9 {
+			break
+		}
+		n = n*10 + int64(d)
+	}
+	if j == i || j+1 >= len(buf) || buf[j] != '\r' || buf[i] == '0' && j-i > 1 {
+		return 0, 0, false
+	}
+	return n, j, true
 }
 
 // bulkHeader reads a $<len> line at p.pos, setting p.bulk, or leaves p.bulk
 // at -1 when the line is incomplete.
 func (p *Parser) bulkHeader(buf []byte, lim *Limits) error {
+	p.bulk = -1
+	if p.scan < p.pos {
+		p.scan = p.pos
+	}
 	cr := p.findCR(buf, p.scan)
 	if cr < 0 {
 		if len(buf)-p.pos > lim.MaxInline {
