@@ -338,9 +338,15 @@ func (e *Engine) CloseNotify() {
 
 // BeginRecord reserves a record header at the end of out and returns the
 // extended buffer and the header's offset. Any queued control record (our
-// KeyUpdate) is appended first so that it precedes the data. Append at most
+// KeyUpdate, a pending NewSessionTicket) is appended first so that it
+// precedes the data. Append at most
 // MaxPlaintext bytes of plaintext, then call SealRecord.
 func (e *Engine) BeginRecord(out []byte) ([]byte, int) {
+	if e.hs != nil && len(e.hs.out) > 0 {
+		// Records sealed earlier (the NewSessionTicket) must precede this one.
+		out = append(out, e.hs.out...)
+		e.hs.out = e.hs.out[:0]
+	}
 	if e.kuQ && e.err == nil {
 		out = e.appendKeyUpdate(out)
 	}

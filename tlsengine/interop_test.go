@@ -347,3 +347,277 @@ func TestInteropBasicHandshake(t *testing.T) {
 		}
 	}
 }
+
+var interopGroups = []struct {
+	name string
+	our  CurveID
+	go_  tls.CurveID
+}{
+	{"X25519MLKEM768", X25519MLKEM768, tls.X25519MLKEM768},
+	{"X25519", X25519, tls.X25519},
+	{"P-256", CurveP256, tls.CurveP256},
+	{"P-384", CurveP384, tls.CurveP384},
+}
+
+var interopCerts = []struct{ name, sni string }{
+	{"ECDSA-P256", "example.com"}, {"ECDSA-P384", "p384.test"}, {"Ed25519", "ed.test"}, {"RSA-2048-PSS", "rsa.test"},
+}
+
+func allCerts(p *testPKI) []*Certificate { return []*Certificate{p.p256, p.p384, p.ed, p.rsa} }
+
+func TestInteropMatrixSuitesGroupsCertificates(t *testing.T) {
+	p := loadPKI(t)
+	msgs := [][]byte{[]byte("hello"), bytes.Repeat([]byte{7}, 20000)}
+	for _, suite := range defaultCipherSuites {
+		for _, g := range interopGroups {
+			for _, c := range interopCerts {
+				cfg := &Config{Certificates: allCerts(p), CipherSuites: []uint16{suite}, CurvePreferences: []CurveID{g.our}}
+				cc := clientConfig(p)
+				cc.ServerName = c.sni
+				cc.CurvePreferences = []tls.CurveID{g.go_}
+				r, serr, e := runInterop(t, cfg, cc, feedWhole, msgs)
+				name := tls.CipherSuiteName(suite) + "/" + g.name + "/" + c.name
+				if r.err != nil || serr != nil {
+					t.Errorf("%s: client %v, server %v", name, r.err, serr)
+					continue
+				}
+				st := e.ConnectionState()
+				if r.state.CipherSuite != suite || st.CurveID != g.our || r.state.CurveID != g.go_ {
+					t.Errorf("%s: suite %x curve %v/%v", name, r.state.CipherSuite, st.CurveID, r.state.CurveID)
+				}
+				if got := r.state.PeerCertificates[0].DNSNames[0]; got != c.sni {
+					t.Errorf("%s: served certificate for %q", name, got)
+				}
+			}
+		}
+	}
+}
+
+func TestInteropSNISelectsCertificate(t *testing.T) {
+	p := loadPKI(t)
+	tests := []struct{ sni, want string }{
+		{"example.com", "example.com"}, {"EXAMPLE.com", "example.com"}, {"a.wild.test", "example.com"},
+		{"ed.test", "ed.test"}, {"unknown.test", "example.com"}, {"", "example.com"},
+	}
+	for i, tt := range tests {
+		cfg := &Config{Certificates: []*Certificate{p.p256, p.p384, p.ed}}
+		cc := clientConfig(p)
+		cc.ServerName, cc.InsecureSkipVerify = tt.sni, true
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if r.err != nil || serr != nil {
+			t.Errorf("#%d: client %v, server %v", i, r.err, serr)
+			continue
+		}
+		if got := r.state.PeerCertificates[0].DNSNames[0]; got != tt.want {
+			t.Errorf("#%d: SNI %q got certificate %q, want %q", i, tt.sni, got, tt.want)
+		}
+		if e.ConnectionState().ServerName != tt.sni && tt.sni != "EXAMPLE.com" {
+			t.Errorf("#%d: ServerName %q", i, e.ConnectionState().ServerName)
+		}
+	}
+}
+
+func TestInteropHelloRetryRequest(t *testing.T) {
+	p := loadPKI(t)
+	for _, mode := range []feedMode{feedWhole, feedByte} {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, CurvePreferences: []CurveID{CurveP256, X25519}}
+		cc := clientConfig(p)
+		cc.CurvePreferences = []tls.CurveID{tls.CurveP521, tls.CurveP256} // share for P-521 only
+		r, serr, e := runInterop(t, cfg, cc, mode, echoMsgs)
+		if r.err != nil || serr != nil {
+			t.Fatalf("mode %d: client %v, server %v", mode, r.err, serr)
+		}
+		if e.ConnectionState().CurveID != CurveP256 || r.state.CurveID != tls.CurveP256 {
+			t.Errorf("mode %d: curve %v", mode, e.ConnectionState().CurveID)
+		}
+	}
+}
+
+func TestInteropALPN(t *testing.T) {
+	p := loadPKI(t)
+	tests := []struct {
+		server, client []string
+		want           string
+		fail           bool
+	}{
+		{[]string{"redis", "h2"}, []string{"h2", "redis"}, "redis", false},
+		{[]string{"redis"}, nil, "", false},
+		{nil, []string{"h2"}, "", false},
+		{[]string{"redis"}, []string{"h2"}, "", true},
+	}
+	for i, tt := range tests {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, NextProtos: tt.server}
+		cc := clientConfig(p)
+		cc.NextProtos = tt.client
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if tt.fail {
+			var ae *AlertError
+			if !errors.As(serr, &ae) || ae.Alert != AlertNoApplicationProtocol || r.err == nil {
+				t.Errorf("#%d: server %v client %v, want no_application_protocol", i, serr, r.err)
+			}
+			continue
+		}
+		if r.err != nil || serr != nil {
+			t.Errorf("#%d: client %v, server %v", i, r.err, serr)
+			continue
+		}
+		if r.state.NegotiatedProtocol != tt.want || e.ConnectionState().NegotiatedProtocol != tt.want {
+			t.Errorf("#%d: ALPN %q, want %q", i, r.state.NegotiatedProtocol, tt.want)
+		}
+	}
+}
+
+func TestInteropResumptionWithTickets(t *testing.T) {
+	p := loadPKI(t)
+	keys, err := NewTicketKeys(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []CurveID{X25519, X25519MLKEM768} {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, CurvePreferences: []CurveID{g}}
+		cc := clientConfig(p)
+		cc.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+		for i, wantResume := range []bool{false, true, true} {
+			r, serr, e := runInterop(t, cfg, cc, feedRecord, echoMsgs[:1])
+			if r.err != nil || serr != nil {
+				t.Fatalf("%v #%d: client %v, server %v", g, i, r.err, serr)
+			}
+			if r.state.DidResume != wantResume || e.ConnectionState().DidResume != wantResume {
+				t.Errorf("%v #%d: DidResume client %v server %v, want %v", g, i, r.state.DidResume, e.ConnectionState().DidResume, wantResume)
+			}
+		}
+	}
+	// Without TicketKeys nothing resumes.
+	cfg := &Config{Certificates: []*Certificate{p.p256}}
+	cc := clientConfig(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	for i := 0; i < 2; i++ {
+		r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if r.err != nil || serr != nil || r.state.DidResume {
+			t.Errorf("no tickets #%d: client %v server %v resumed %v", i, r.err, serr, r.state.DidResume)
+		}
+	}
+}
+
+func TestInteropTicketBoundToSNI(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
+	cache := tls.NewLRUClientSessionCache(4)
+	cc := clientConfig(p)
+	cc.ClientSessionCache = cache
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	// Same cache key, different ALPN: the server must not resume.
+	cc2 := clientConfig(p)
+	cc2.ClientSessionCache = cache
+	cfg2 := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, NextProtos: []string{"redis"}}
+	cc2.NextProtos = []string{"redis"}
+	r, serr, e := runInterop(t, cfg2, cc2, feedWhole, echoMsgs[:1])
+	if r.err != nil || serr != nil || e.ConnectionState().DidResume {
+		t.Errorf("client %v server %v resumed %v", r.err, serr, e.ConnectionState().DidResume)
+	}
+}
+
+func TestInteropTicketExpires(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	now := time.Now()
+	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, TicketLifetime: time.Hour, Now: func() time.Time { return now }}
+	cc := clientConfig(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	later := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, Now: func() time.Time { return now.Add(2 * time.Hour) }}
+	r, serr, e := runInterop(t, later, cc, feedWhole, echoMsgs[:1])
+	if r.err != nil || serr != nil || e.ConnectionState().DidResume {
+		t.Errorf("client %v server %v resumed %v after the lifetime", r.err, serr, e.ConnectionState().DidResume)
+	}
+}
+
+func TestInteropClientCertificates(t *testing.T) {
+	p := loadPKI(t)
+	tests := []struct {
+		name   string
+		mode   ClientAuthMode
+		cert   *tls.Certificate
+		async  bool
+		alert  Alert // 0: success
+		leaf   bool
+	}{
+		{"request-none", RequestClientCert, nil, false, 0, false},
+		{"request-good", RequestClientCert, &p.client, false, 0, true},
+		{"require-good", RequireClientCert, &p.client, false, 0, true},
+		{"require-good-async", RequireClientCert, &p.client, true, 0, true},
+		{"require-none", RequireClientCert, nil, false, AlertCertificateRequired, false},
+		{"require-unknown-ca", RequireClientCert, &p.otherCA, false, AlertUnknownCA, false},
+		{"require-unknown-ca-async", RequireClientCert, &p.otherCA, true, AlertUnknownCA, false},
+	}
+	for _, tt := range tests {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, ClientAuth: tt.mode, ClientCAs: p.pool, AsyncVerify: tt.async}
+		cc := clientConfig(p)
+		if tt.cert != nil {
+			c := *tt.cert // sent even when its CA is not in certificate_authorities
+			cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
+		}
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if tt.alert != 0 {
+			var ae *AlertError
+			if !errors.As(serr, &ae) || ae.Alert != tt.alert || r.err == nil {
+				t.Errorf("%s: server %v client %v, want alert %v", tt.name, serr, r.err, tt.alert)
+			}
+			continue
+		}
+		if r.err != nil || serr != nil {
+			t.Errorf("%s: client %v, server %v", tt.name, r.err, serr)
+			continue
+		}
+		if got := e.ConnectionState().VerifiedLeaf != nil; got != tt.leaf {
+			t.Errorf("%s: verified leaf %v, want %v", tt.name, got, tt.leaf)
+		}
+	}
+}
+
+func TestInteropAsyncSign(t *testing.T) {
+	p := loadPKI(t)
+	cfg := &Config{Certificates: allCerts(p), AsyncSign: func(s SignatureScheme) bool { return s >= PSSWithSHA256 && s <= PSSWithSHA512 }}
+	cc := clientConfig(p)
+	cc.ServerName = "rsa.test"
+	for _, mode := range []feedMode{feedWhole, feedByte} {
+		r, serr, _ := runInterop(t, cfg, cc, mode, echoMsgs)
+		if r.err != nil || serr != nil {
+			t.Errorf("mode %d: client %v, server %v", mode, r.err, serr)
+		}
+	}
+}
+
+func TestInteropServerKeyUpdate(t *testing.T) {
+	p := loadPKI(t)
+	cfg := &Config{Certificates: []*Certificate{p.p256}}
+	cc, sc := tcpPair(t)
+	defer sc.Close()
+	res := make(chan clientResult, 1)
+	msgs := [][]byte{[]byte("one"), []byte("two"), []byte("three"), []byte("four")}
+	go echoClient(cc, clientConfig(p), msgs, res)
+	e := NewEngine(cfg)
+	d := &driver{t: t, e: e, conn: sc}
+	n := 0
+	d.onData = func(d *driver, b []byte) {
+		n++
+		if err := d.e.KeyUpdate(n%2 == 1); err != nil {
+			t.Error(err)
+		}
+		d.echo(b)
+	}
+	if serr := d.run(); serr != nil {
+		t.Fatal(serr)
+	}
+	if r := <-res; r.err != nil {
+		t.Fatal(r.err)
+	}
+	if e.out.seq > 3 {
+		t.Errorf("server write seq %d: KeyUpdate did not reset it", e.out.seq)
+	}
+}
