@@ -373,7 +373,7 @@ func plotLatency(rs []*Result, _ []string, path string) (bool, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.NominalX(percentileNames...)
-	p.Legend.Left = true // lines rise to the right
+	p.Legend.Left = true      // lines rise to the right
 	for _, n := range names { // a log axis cannot show 0
 		for i := range xys[n] {
 			xys[n][i].Y = max(xys[n][i].Y, 0.1)
