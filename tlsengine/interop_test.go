@@ -540,12 +540,12 @@ func TestInteropTicketExpires(t *testing.T) {
 func TestInteropClientCertificates(t *testing.T) {
 	p := loadPKI(t)
 	tests := []struct {
-		name   string
-		mode   ClientAuthMode
-		cert   *tls.Certificate
-		async  bool
-		alert  Alert // 0: success
-		leaf   bool
+		name  string
+		mode  ClientAuthMode
+		cert  *tls.Certificate
+		async bool
+		alert Alert // 0: success
+		leaf  bool
 	}{
 		{"request-none", RequestClientCert, nil, false, 0, false},
 		{"request-good", RequestClientCert, &p.client, false, 0, true},
