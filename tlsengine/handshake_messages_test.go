@@ -580,3 +580,28 @@ func TestParsesOpenSSLClientHello(t *testing.T) {
 		t.Errorf("suites %x, extensions %v", m.cipherSuites, m.extensions)
 	}
 }
+
+func BenchmarkClientHelloUnmarshal(b *testing.B) {
+	raw := captureGoClientHello(b, goClientHelloTests[0].cfg) // X25519MLKEM768 + X25519 shares
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		var m clientHelloMsg
+		if !m.unmarshal(raw) {
+			b.Fatal("unmarshal failed")
+		}
+	}
+}
+
+func BenchmarkServerHelloAppendTo(b *testing.B) {
+	m := &serverHelloMsg{
+		vers: 0x0303, random: bytesOf(32, 1), sessionID: bytesOf(32, 2), cipherSuite: 0x1301,
+		supportedVersion: 0x0304, serverShare: keyShare{0x11ec, bytesOf(1120, 3)},
+	}
+	buf := make([]byte, 0, 2048)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(m.appendTo(nil))))
+	for b.Loop() {
+		buf = m.appendTo(buf[:0])
+	}
+}

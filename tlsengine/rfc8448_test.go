@@ -34,7 +34,7 @@ var (
 	traceLabel = regexp.MustCompile(`^(.*?) \((\d+) octets\):\s*(.*)$`)
 )
 
-func traceLines(t *testing.T, file string) []string {
+func traceLines(t testing.TB, file string) []string {
 	t.Helper()
 	traceCacheMu.Lock()
 	defer traceCacheMu.Unlock()
@@ -80,13 +80,13 @@ func hexOctets(line string) ([]byte, bool) {
 // starts with step (e.g. `{server}  construct a ServerHello handshake
 // message`), skipping labels, whitespace and page breaks, and checks the
 // octet count the label announces.
-func traceHex(t *testing.T, file, step, label string) []byte {
+func traceHex(t testing.TB, file, step, label string) []byte {
 	t.Helper()
 	return traceHexN(t, file, 0, step, label)
 }
 
 // traceHexN is traceHex under the n-th (0-based) matching step line.
-func traceHexN(t *testing.T, file string, n int, step, label string) []byte {
+func traceHexN(t testing.TB, file string, n int, step, label string) []byte {
 	t.Helper()
 	lines := traceLines(t, file)
 	i := 0
