@@ -75,6 +75,7 @@ func RunStorm(cfg StormConfig) (*Result, error) {
 		*ops[p] = float64(n) / third.Seconds()
 	}
 	r.Storm = ph
+	r.ServerCPUPerOp = -1 // the server's CPU went to both groups
 	if s.err != nil {
 		return r, s.err
 	}

@@ -59,7 +59,7 @@ func RunThroughput(cfg ThroughputConfig) (*Result, error) {
 }
 
 // steady is a running group of measured connections. Their samples are
-// split into phases by the time each batch completes.
+// split into phases by each batch's (intended) send time.
 type steady struct {
 	cfg     ThroughputConfig
 	workers []*steadyWorker
@@ -83,7 +83,7 @@ type steadyWorker struct {
 }
 
 // startSteady dials every connection, then starts the clock and the
-// workers. phaseOf maps a completion time to a phase in [0, phases); nil
+// workers. phaseOf maps a send time to a phase in [0, phases); nil
 // means one phase.
 func startSteady(cfg ThroughputConfig, phases int, phaseOf func(time.Time) int) (*steady, error) {
 	return startSteadyAt(cfg, phases, phaseOf, new(time.Time))
@@ -193,7 +193,7 @@ func (s *steady) run(w *steadyWorker, sched *Schedule, paced bool) {
 			return
 		}
 		t1 := clock.Now()
-		p := s.phaseOf(t1)
+		p := s.phaseOf(t0)
 		lat := int64(t1.Sub(t0))
 		for range n {
 			w.hist[p].Record(lat)
