@@ -500,3 +500,43 @@ func TestUsedMemoryReturnsToZero(t *testing.T) {
 		t.Fatalf("UsedMemory = %d after deleting everything", m)
 	}
 }
+
+func TestScanGuaranteeWithConcurrentWriters(t *testing.T) {
+	s := New(Options{Shards: 4})
+	for i := 0; i < 500; i++ {
+		s.Set(0, []byte(fmt.Sprint("stable", i)), []byte("v"), t0, SetOptions{})
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := []byte(fmt.Sprint("tmp", g, "-", n%3000))
+				if n%6000 < 3000 {
+					s.Set(0, k, []byte("v"), t0, SetOptions{})
+				} else {
+					s.Del(0, k, t0)
+				}
+			}
+		}(g)
+	}
+	for round := 0; round < 5; round++ {
+		seen := scanAll(s, 0, t0, ScanOptions{Count: 5}, nil)
+		for i := 0; i < 500; i++ {
+			if seen[fmt.Sprint("stable", i)] == 0 {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("round %d: SCAN missed stable%d", round, i)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
