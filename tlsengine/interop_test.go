@@ -134,6 +134,7 @@ type driver struct {
 	inbuf   []byte
 	out     []byte
 	onData  func(d *driver, p []byte) // default: echo
+	hook    func(rec []byte)          // feedRecord: sees (and may rewrite) each record first
 	asyncWk bool                      // complete WantSign/WantVerify "on a worker" (here: inline)
 }
 
@@ -171,6 +172,9 @@ func (d *driver) step() error {
 			if avail >= 5 {
 				if n := 5 + int(binary.BigEndian.Uint16(d.inbuf[3:5])); n <= avail {
 					avail = n
+					if d.hook != nil {
+						d.hook(d.inbuf[:n])
+					}
 				}
 			}
 		}
