@@ -1,13 +1,243 @@
 package server
 
+import "bytes"
+
+// Connection family: PING, ECHO, QUIT, RESET, HELLO, AUTH, SELECT, CLIENT.
+
 func cmdPing(c *cmdCtx) {
-	if len(c.args) == 2 {
+	switch len(c.args) {
+	case 1:
+		c.simple("PONG")
+	case 2:
 		c.bulk(c.args[1])
+	default:
+		c.errReply(errWrongArity(c.args[0]))
+	}
+}
+
+func cmdEcho(c *cmdCtx) { c.bulk(c.args[1]) }
+
+// cmdQuit replies +OK and closes the connection once the reply is written.
+func cmdQuit(c *cmdCtx) {
+	c.ok()
+	c.cl.quit = true
+}
+
+// cmdReset returns the connection to its state after connect: database 0,
+// RESP2, no name, and unauthenticated when a password is set.
+func cmdReset(c *cmdCtx) {
+	cl := c.cl
+	setDB(cl, 0)
+	setProto(cl, 2)
+	setName(cl, "")
+	cl.authed = !c.srv.authRequired()
+	c.simple("RESET")
+}
+
+// cmdHello is HELLO [protover [AUTH user pass] [SETNAME name]].
+func cmdHello(c *cmdCtx) {
+	ver := 0
+	if len(c.args) >= 2 {
+		v, ok := parseInt(c.args[1])
+		if !ok {
+			c.errReply("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 {
+			c.errReply("NOPROTO unsupported protocol version")
+			return
+		}
+		ver = int(v)
+	}
+	var user, pass, name []byte
+	setname := false
+	for j := 2; j < len(c.args); j++ {
+		more := len(c.args) - 1 - j
+		switch opt := c.args[j]; {
+		case bytes.EqualFold(opt, []byte("auth")) && more >= 2:
+			user, pass = c.args[j+1], c.args[j+2]
+			j += 2
+		case bytes.EqualFold(opt, []byte("setname")) && more >= 1:
+			name, setname = c.args[j+1], true
+			if !validClientName(name) {
+				c.errReply(errClientName)
+				return
+			}
+			j++
+		default:
+			c.errReply("ERR Syntax error in HELLO option '" + clip(opt) + "'")
+			return
+		}
+	}
+	if user != nil && !c.srv.checkAuth(user, pass) {
+		c.errReply(errWrongPass)
 		return
 	}
-	c.simple("PONG")
+	if user != nil {
+		c.cl.authed = true
+	}
+	if !c.cl.authed && c.srv.authRequired() {
+		c.errReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setname {
+		setName(c.cl, string(name))
+	}
+	if ver != 0 {
+		setProto(c.cl, ver)
+	}
+	c.mapLen(7)
+	c.bulkString("server")
+	c.bulkString("redis")
+	c.bulkString("version")
+	c.bulkString(redisVersion)
+	c.bulkString("proto")
+	c.integer(int64(c.cl.proto))
+	c.bulkString("id")
+	c.integer(int64(c.cl.id))
+	c.bulkString("mode")
+	c.bulkString("standalone")
+	c.bulkString("role")
+	c.bulkString("master")
+	c.bulkString("modules")
+	c.arrayLen(0)
+}
+
+// cmdAuth is AUTH [user] pass for the default user.
+func cmdAuth(c *cmdCtx) {
+	if len(c.args) > 3 {
+		c.errReply(errSyntax)
+		return
+	}
+	user, pass := []byte("default"), c.args[1]
+	if len(c.args) == 3 {
+		user, pass = c.args[1], c.args[2]
+	} else if !c.srv.authRequired() {
+		c.errReply(errAuthNoPass)
+		return
+	}
+	if !c.srv.checkAuth(user, pass) {
+		c.errReply(errWrongPass)
+		return
+	}
+	c.cl.authed = true
+	c.ok()
+}
+
+// checkAuth reports whether user and pass name the default user and its
+// password; without a password any password is accepted, as Redis's
+// nopass default user does.
+func (s *Server) checkAuth(user, pass []byte) bool {
+	if string(user) != "default" {
+		return false
+	}
+	p := s.cfg.requirePass.Load()
+	return p == nil || *p == "" || string(pass) == *p
+}
+
+func cmdSelect(c *cmdCtx) {
+	id, ok := parseInt(c.args[1])
+	if !ok || id < -1<<31 || id > 1<<31-1 {
+		c.errReply(errNotInteger)
+		return
+	}
+	if id < 0 || id >= int64(c.srv.databases()) {
+		c.errReply(errDBIndex)
+		return
+	}
+	setDB(c.cl, int(id))
+	c.ok()
+}
+
+// databases is the number of logical databases.
+func (s *Server) databases() int { return s.opts.Databases }
+
+// The setters below keep a client's loop-owned field and the copy other
+// loops read (CLIENT LIST) in step.
+
+func setDB(cl *client, db int) {
+	cl.db = db
+	if cl.conn != nil {
+		cl.conn.shared.db.Store(int32(db))
+	}
+}
+
+func setProto(cl *client, proto int) {
+	cl.proto = proto
+	if cl.conn != nil {
+		cl.conn.shared.proto.Store(int32(proto))
+	}
+}
+
+func setName(cl *client, name string) {
+	cl.name = name
+	if cl.conn != nil {
+		cl.conn.shared.name.Store(&name)
+	}
+}
+
+const errClientName = "ERR Client names cannot contain spaces, newlines or special characters."
+
+// validClientName reports whether every byte is printable ASCII other than
+// space, as Redis requires.
+func validClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseInt parses a base-10 int64 as Redis's string2ll does: optional '-',
+// no '+', no spaces, no leading zeros. It does not allocate.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	if b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		d := uint64(ch - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
 }
 
 var connCommands = []command{
 	{Name: "ping", Arity: -1, Flags: flagFast, Group: "connection", Since: "1.0.0", Summary: "Returns the server's liveliness response.", Fn: cmdPing},
+	{Name: "echo", Arity: 2, Flags: flagFast, Group: "connection", Since: "1.0.0", Summary: "Returns the given string.", Fn: cmdEcho},
+	{Name: "quit", Arity: -1, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "1.0.0", Summary: "Closes the connection.", Fn: cmdQuit},
+	{Name: "reset", Arity: 1, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "6.2.0", Summary: "Resets the connection.", Fn: cmdReset},
+	{Name: "hello", Arity: -1, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "6.0.0", Summary: "Handshakes with the Redis server.", Fn: cmdHello},
+	{Name: "auth", Arity: -2, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "1.0.0", Summary: "Authenticates the connection.", Fn: cmdAuth},
+	{Name: "select", Arity: 2, Flags: flagFast | flagLoading | flagStale, Group: "connection", Since: "1.0.0", Summary: "Changes the selected database.", Fn: cmdSelect},
+	{Name: "client", Arity: -2, Flags: flagLoading | flagStale, Group: "connection", Since: "2.4.0", Summary: "A container for client connection commands.", Fn: cmdClient},
 }

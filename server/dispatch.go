@@ -1,6 +1,11 @@
 package server
 
-import "github.com/loopkv/loopkv/store"
+import (
+	"slices"
+	"strings"
+
+	"github.com/loopkv/loopkv/store"
+)
 
 // cmdFlags describe a command as Redis's command table does.
 type cmdFlags uint32
@@ -53,16 +58,26 @@ func commandTables() [][]command {
 	return [][]command{connCommands, serverCommands, stringCommands, keyCommands}
 }
 
-// commandIndex maps a lower-case name to its row; built once at init.
-var commandIndex = func() map[string]*command {
-	m := make(map[string]*command)
+// commandIndex maps a lower-case name to its row, and allCommands lists
+// the rows in name order; both built once at init (not in their
+// declarations, because COMMAND reads them and sits in a table itself).
+var (
+	commandIndex map[string]*command
+	allCommands  []*command
+)
+
+func init() {
+	commandIndex = make(map[string]*command)
 	for _, t := range commandTables() {
 		for i := range t {
-			m[t[i].Name] = &t[i]
+			commandIndex[t[i].Name] = &t[i]
 		}
 	}
-	return m
-}()
+	for _, cmd := range commandIndex {
+		allCommands = append(allCommands, cmd)
+	}
+	slices.SortFunc(allCommands, func(a, b *command) int { return strings.Compare(a.Name, b.Name) })
+}
 
 // lookupCommand finds name case-insensitively without allocating; scratch
 // is a loop-owned buffer of at least 32 bytes.

@@ -1,35 +1,32 @@
 package server
 
-import (
-	"github.com/loopkv/loopkv/resp"
-	"github.com/loopkv/loopkv/store"
-)
+import "github.com/loopkv/loopkv/resp"
 
 // client is one connection's protocol state. It holds no buffer while the
 // connection is idle. owning loop only.
 type client struct {
-	id     uint64
-	db     int
-	proto  int // 2 or 3
-	parser resp.Parser
-	name   string
-	authed bool
-	quit   bool // close once the pending replies are written
-}
-
-// Server is the shared state of a running server.
-type Server struct {
-	store *store.Store
+	id      uint64
+	db      int
+	proto   int // 2 or 3
+	parser  resp.Parser
+	name    string
+	authed  bool
+	quit    bool       // close once the pending replies are written
+	conn    *connState // nil for a bare client in tests
+	lastCmd *command   // the last command run, for CLIENT LIST cmd=
+	ncmds   int64      // commands run, for total_commands_processed
 }
 
 // execute runs every complete command at the front of in, appending the
 // replies to out. It returns how many bytes of in it consumed, the extended
 // out, and whether the connection must close once out is written (QUIT, a
-// protocol error). owning loop only.
+// protocol error). It stops early, leaving commands in in, once out passes
+// batchOutLimit. owning loop only.
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
+	s.lazy()
 	ctx := cmdCtx{srv: s, cl: cl, store: s.store, out: out, now: now}
 	consumed := 0
-	for consumed < len(in) && !cl.quit {
+	for consumed < len(in) && !cl.quit && len(ctx.out) < batchOutLimit {
 		args, n, err := cl.parser.Next(in[consumed:])
 		if err != nil {
 			ctx.errReply("ERR " + err.Error())
@@ -48,8 +45,10 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	return consumed, ctx.out, cl.quit
 }
 
-// call dispatches one command: lookup, arity, then the handler.
+// call dispatches one command: lookup, arity, authentication, then the
+// handler, in Redis's order.
 func (s *Server) call(c *cmdCtx, scratch []byte) {
+	cl := c.cl
 	cmd := lookupCommand(c.args[0], scratch)
 	if cmd == nil {
 		c.errReply(errUnknownCommand(c.args))
@@ -59,5 +58,17 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		c.errReply(errWrongArity(c.args[0]))
 		return
 	}
+	if !cl.authed && cmd.Flags&flagNoAuth == 0 && s.authRequired() {
+		c.errReply(errNoAuth)
+		return
+	}
+	cl.ncmds++
+	cl.lastCmd = cmd
 	cmd.Fn(c)
+}
+
+// authRequired reports whether the default user has a password.
+func (s *Server) authRequired() bool {
+	p := s.cfg.requirePass.Load()
+	return p != nil && *p != ""
 }

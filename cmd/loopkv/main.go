@@ -1,0 +1,180 @@
+// Command loopkv is a Redis-protocol server on per-core event loops.
+//
+// Usage:
+//
+//	loopkv [/path/to/loopkv.conf] [--port 6379] [--bind 127.0.0.1] [--loops N] ...
+//
+// The optional config file uses redis.conf syntax; flags, named like its
+// settings, override it. SIGINT and SIGTERM stop the server gracefully.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/loopkv/loopkv/server"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "loopkv:", err)
+		os.Exit(1)
+	}
+}
+
+// settings are the values the daemon understands, by redis.conf name.
+type settings map[string]string
+
+var defaults = settings{
+	"bind": "127.0.0.1", "port": "6379", "loops": "0", "maxclients": "10000",
+	"requirepass": "", "timeout": "0", "loglevel": "notice", "databases": "16",
+	"client-query-buffer-limit": "1gb", "proto-max-bulk-len": "512mb",
+	"client-output-buffer-limit": "normal 256mb 0 0", "tls-port": "0", "dev-tls-dir": "",
+}
+
+// ignored are redis.conf directives accepted without effect.
+var ignored = map[string]bool{
+	"save": true, "appendonly": true, "appendfsync": true, "daemonize": false, "dir": true,
+	"dbfilename": true, "logfile": true, "protected-mode": true, "tcp-backlog": true,
+	"tcp-keepalive": true, "hz": true, "maxmemory": true, "maxmemory-policy": true,
+	"supervised": true, "pidfile": true, "io-threads": true,
+}
+
+func run(args []string) error {
+	cfg := settings{}
+	for k, v := range defaults {
+		cfg[k] = v
+	}
+	configFile := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		configFile, args = args[0], args[1:]
+		if err := loadConfigFile(configFile, cfg); err != nil {
+			return err
+		}
+	}
+	fs := flag.NewFlagSet("loopkv", flag.ContinueOnError)
+	flagVals := map[string]*string{}
+	for _, name := range sortedKeys(defaults) {
+		flagVals[name] = fs.String(name, cfg[name], "redis.conf "+name)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for name, p := range flagVals {
+		cfg[name] = *p
+	}
+	opts, level, err := buildOptions(cfg)
+	if err != nil {
+		return err
+	}
+	opts.ConfigFile = configFile
+	log, err := newLogger(level)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	opts.Logger, opts.Level = log, &level
+	if cfg["tls-port"] != "0" || cfg["dev-tls-dir"] != "" {
+		log.Info("TLS flags accepted; TLS serving is not wired yet",
+			zap.String("tls-port", cfg["tls-port"]), zap.String("dev-tls-dir", cfg["dev-tls-dir"]))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return server.Run(ctx, opts)
+}
+
+func loadConfigFile(path string, cfg settings) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dirs, err := parseConfig(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, d := range dirs {
+		if _, ok := defaults[d.name]; ok {
+			cfg[d.name] = strings.Join(d.args, " ")
+			continue
+		}
+		if !ignored[d.name] {
+			return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", path, d.line, d.name)
+		}
+	}
+	return nil
+}
+
+// buildOptions turns settings into server.Options and the log level.
+func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
+	var o server.Options
+	var errs []error
+	num := func(name string) int {
+		n, err := strconv.Atoi(cfg[name])
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("%s: not a non-negative integer: %q", name, cfg[name]))
+		}
+		return n
+	}
+	mem := func(name string) int64 {
+		n, ok := server.ParseMemory(cfg[name])
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: not a memory size: %q", name, cfg[name]))
+		}
+		return n
+	}
+	o.Bind = strings.Fields(cfg["bind"] + " ")[0]
+	o.Port = num("port")
+	o.Loops = num("loops")
+	o.MaxClients = num("maxclients")
+	o.RequirePass = cfg["requirepass"]
+	o.Timeout = num("timeout")
+	o.Databases = num("databases")
+	o.ClientQueryBufferLimit = mem("client-query-buffer-limit")
+	o.ProtoMaxBulkLen = mem("proto-max-bulk-len")
+	if f := strings.Fields(cfg["client-output-buffer-limit"]); len(f) >= 2 && strings.EqualFold(f[0], "normal") {
+		if n, ok := server.ParseMemory(f[1]); ok && n > 0 {
+			o.ClientOutputBufferLimit = n
+		}
+	}
+	o.LogLevel = strings.ToLower(cfg["loglevel"])
+	lvl, ok := server.ZapLevel(o.LogLevel)
+	if !ok {
+		errs = append(errs, fmt.Errorf("loglevel: must be debug, verbose, notice or warning: %q", cfg["loglevel"]))
+	}
+	return o, zap.NewAtomicLevelAt(lvl), errors.Join(errs...)
+}
+
+func newLogger(level zap.AtomicLevel) (*zap.Logger, error) {
+	zc := zap.NewProductionConfig()
+	zc.Level = level
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	zc.Sampling = nil
+	return zc.Build()
+}
+
+func sortedKeys(m settings) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}

@@ -1,0 +1,333 @@
+package server
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// CLIENT and its subcommands (connection family; the row is in cmd_conn.go).
+
+// subcommand is one CLIENT, CONFIG or COMMAND subcommand.
+type subcommand struct {
+	Name    string // lower case
+	Arity   int    // counts the container and the subcommand name
+	Summary string
+	Fn      func(*cmdCtx)
+}
+
+// dispatchSub runs the subcommand named by args[1] of container.
+func dispatchSub(c *cmdCtx, container string, subs []subcommand) {
+	sub := c.args[1]
+	if bytes.EqualFold(sub, []byte("help")) && len(c.args) == 2 {
+		helpReply(c, container, subs)
+		return
+	}
+	for i := range subs {
+		if !bytes.EqualFold(sub, []byte(subs[i].Name)) {
+			continue
+		}
+		if !arityOK(subs[i].Arity, len(c.args)) {
+			c.errReply("ERR wrong number of arguments for '" + strings.ToLower(container) + "|" + subs[i].Name + "' command")
+			return
+		}
+		subs[i].Fn(c)
+		return
+	}
+	c.errReply(errUnknownSubcommand(container, sub))
+}
+
+// helpReply writes a HELP reply: the header line, then lines, as Redis's
+// addReplyHelp does.
+func helpReply(c *cmdCtx, container string, subs []subcommand) {
+	c.arrayLen(3 + 2*len(subs))
+	c.simple(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, s := range subs {
+		c.simple(strings.ToUpper(s.Name))
+		c.simple("    " + s.Summary)
+	}
+	c.simple("HELP")
+	c.simple("    Print this help.")
+}
+
+func cmdClient(c *cmdCtx) { dispatchSub(c, "CLIENT", clientSubcommands) }
+
+func cmdClientID(c *cmdCtx) { c.integer(int64(c.cl.id)) }
+
+func cmdClientSetName(c *cmdCtx) {
+	if !validClientName(c.args[2]) {
+		c.errReply(errClientName)
+		return
+	}
+	setName(c.cl, string(c.args[2]))
+	c.ok()
+}
+
+func cmdClientGetName(c *cmdCtx) {
+	if c.cl.name == "" {
+		c.null()
+		return
+	}
+	c.bulkString(c.cl.name)
+}
+
+// cmdClientSetInfo is CLIENT SETINFO LIB-NAME|LIB-VER value (Redis 7.2).
+func cmdClientSetInfo(c *cmdCtx) {
+	attr, val := c.args[2], c.args[3]
+	if !validClientName(val) {
+		c.errReply("ERR " + strings.ToUpper(string(attr)) + " cannot contain spaces, newlines or special characters.")
+		return
+	}
+	v := string(val)
+	switch {
+	case bytes.EqualFold(attr, []byte("lib-name")):
+		if cs := c.cl.conn; cs != nil {
+			cs.shared.libName.Store(&v)
+		}
+	case bytes.EqualFold(attr, []byte("lib-ver")):
+		if cs := c.cl.conn; cs != nil {
+			cs.shared.libVer.Store(&v)
+		}
+	default:
+		c.errReply("ERR Unrecognized option '" + clip(attr) + "'")
+		return
+	}
+	c.ok()
+}
+
+func cmdClientInfo(c *cmdCtx) {
+	if c.cl.conn == nil {
+		c.verbatim(nil)
+		return
+	}
+	publishSelf(c)
+	c.verbatim(appendClientLine(nil, c.cl.conn, c.now))
+}
+
+// publishSelf makes the calling client's own line show the running
+// command, as Redis's does.
+func publishSelf(c *cmdCtx) {
+	if cs := c.cl.conn; cs != nil && cs.pubCmd != c.cl.lastCmd {
+		cs.pubCmd = c.cl.lastCmd
+		cs.shared.lastCmd.Store(c.cl.lastCmd)
+	}
+}
+
+// cmdClientList is CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id ...].
+func cmdClientList(c *cmdCtx) {
+	var ids map[uint64]bool
+	typ := "normal"
+	for i := 2; i < len(c.args); i++ {
+		switch opt := c.args[i]; {
+		case bytes.EqualFold(opt, []byte("type")) && i+1 < len(c.args):
+			typ = strings.ToLower(string(c.args[i+1]))
+			if !validClientType(typ) {
+				c.errReply("ERR Unknown client type '" + clip(c.args[i+1]) + "'")
+				return
+			}
+			i++
+		case bytes.EqualFold(opt, []byte("id")) && i+1 < len(c.args):
+			ids = make(map[uint64]bool)
+			for i++; i < len(c.args); i++ {
+				id, ok := parseInt(c.args[i])
+				if !ok || id <= 0 {
+					c.errReply("ERR Invalid client ID")
+					return
+				}
+				ids[uint64(id)] = true
+			}
+		default:
+			c.errReply(errSyntax)
+			return
+		}
+	}
+	publishSelf(c)
+	var buf []byte
+	if typ == "normal" {
+		for _, cs := range c.srv.clients.snapshot() {
+			if ids == nil || ids[cs.cl.id] {
+				buf = appendClientLine(buf, cs, c.now)
+			}
+		}
+	}
+	c.verbatim(buf)
+}
+
+func validClientType(t string) bool {
+	switch t {
+	case "normal", "master", "replica", "slave", "pubsub":
+		return true
+	}
+	return false
+}
+
+// appendClientLine appends one CLIENT LIST line, Redis 7's fields in Redis
+// 7's order. Fields of other loops' clients are read through atomics.
+func appendClientLine(b []byte, cs *connState, now int64) []byte {
+	sh := &cs.shared
+	b = append(b, "id="...)
+	b = strconv.AppendUint(b, cs.cl.id, 10)
+	b = append(b, " addr="...)
+	b = append(b, cs.addr...)
+	b = append(b, " laddr="...)
+	b = append(b, cs.laddr...)
+	b = append(b, " fd="...)
+	b = strconv.AppendInt(b, int64(cs.fd), 10)
+	b = append(b, " name="...)
+	if p := sh.name.Load(); p != nil {
+		b = append(b, *p...)
+	}
+	b = append(b, " age="...)
+	b = strconv.AppendInt(b, (now-cs.created)/1000, 10)
+	b = append(b, " idle="...)
+	b = strconv.AppendInt(b, max(0, now-sh.lastActive.Load())/1000, 10)
+	b = append(b, " flags=N db="...)
+	b = strconv.AppendInt(b, int64(sh.db.Load()), 10)
+	qbuf, omem := sh.qbuf.Load(), sh.omem.Load()
+	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf="...)
+	b = strconv.AppendInt(b, qbuf, 10)
+	b = append(b, " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
+	b = strconv.AppendInt(b, omem, 10)
+	b = append(b, " tot-mem="...)
+	b = strconv.AppendInt(b, qbuf+omem, 10)
+	b = append(b, " events=r cmd="...)
+	if cmd := sh.lastCmd.Load(); cmd != nil {
+		b = append(b, cmd.Name...)
+	} else {
+		b = append(b, "NULL"...)
+	}
+	b = append(b, " user=default redir=-1 resp="...)
+	b = strconv.AppendInt(b, int64(sh.proto.Load()), 10)
+	b = append(b, " lib-name="...)
+	if p := sh.libName.Load(); p != nil {
+		b = append(b, *p...)
+	}
+	b = append(b, " lib-ver="...)
+	if p := sh.libVer.Load(); p != nil {
+		b = append(b, *p...)
+	}
+	return append(b, '\n')
+}
+
+// killFilter is what CLIENT KILL matches.
+type killFilter struct {
+	id          uint64
+	addr, laddr string
+	hasAddr     bool
+	hasLaddr    bool
+	skipMe      bool
+	typ         string
+}
+
+// cmdClientKill is CLIENT KILL ip:port, or CLIENT KILL <filter> <value> ...
+// with ID, ADDR, LADDR, USER, TYPE and SKIPME filters.
+func cmdClientKill(c *cmdCtx) {
+	f := killFilter{skipMe: true}
+	oldForm := len(c.args) == 3
+	if oldForm {
+		f.addr, f.hasAddr, f.skipMe = string(c.args[2]), true, false
+	} else if !parseKillFilter(c, &f) {
+		return
+	}
+	killed := 0
+	for _, cs := range c.srv.clients.snapshot() {
+		if !f.matches(cs) || (f.skipMe && cs == c.cl.conn) {
+			continue
+		}
+		killed++
+		if cs == c.cl.conn {
+			c.cl.quit = true
+			continue
+		}
+		if !cs.shared.killed.Swap(true) {
+			cs.tc.Close()
+		}
+	}
+	if !oldForm {
+		c.integer(int64(killed))
+		return
+	}
+	if killed == 0 {
+		c.errReply("ERR No such client")
+		return
+	}
+	c.ok()
+}
+
+func parseKillFilter(c *cmdCtx, f *killFilter) bool {
+	args := c.args
+	if len(args)%2 != 0 {
+		c.errReply(errSyntax)
+		return false
+	}
+	for i := 2; i < len(args); i += 2 {
+		opt, val := args[i], args[i+1]
+		switch {
+		case bytes.EqualFold(opt, []byte("id")):
+			id, ok := parseInt(val)
+			if !ok || id <= 0 {
+				c.errReply("ERR client-id should be greater than 0")
+				return false
+			}
+			f.id = uint64(id)
+		case bytes.EqualFold(opt, []byte("type")):
+			f.typ = strings.ToLower(string(val))
+			if !validClientType(f.typ) {
+				c.errReply("ERR Unknown client type '" + clip(val) + "'")
+				return false
+			}
+		case bytes.EqualFold(opt, []byte("addr")):
+			f.addr, f.hasAddr = string(val), true
+		case bytes.EqualFold(opt, []byte("laddr")):
+			f.laddr, f.hasLaddr = string(val), true
+		case bytes.EqualFold(opt, []byte("user")):
+			if string(val) != "default" {
+				c.errReply("ERR No such user '" + clip(val) + "'")
+				return false
+			}
+		case bytes.EqualFold(opt, []byte("skipme")):
+			switch {
+			case bytes.EqualFold(val, []byte("yes")):
+				f.skipMe = true
+			case bytes.EqualFold(val, []byte("no")):
+				f.skipMe = false
+			default:
+				c.errReply(errSyntax)
+				return false
+			}
+		default:
+			c.errReply(errSyntax)
+			return false
+		}
+	}
+	return true
+}
+
+func (f *killFilter) matches(cs *connState) bool {
+	switch {
+	case f.id != 0 && cs.cl.id != f.id:
+		return false
+	case f.hasAddr && cs.addr != f.addr:
+		return false
+	case f.hasLaddr && cs.laddr != f.laddr:
+		return false
+	case f.typ != "" && f.typ != "normal":
+		return false
+	}
+	return true
+}
+
+// cmdClientOK answers subcommands accepted for compatibility only.
+func cmdClientOK(c *cmdCtx) { c.ok() }
+
+var clientSubcommands = []subcommand{
+	{Name: "id", Arity: 2, Summary: "Return the ID of the current connection.", Fn: cmdClientID},
+	{Name: "setname", Arity: 3, Summary: "Assign the name <name> to the current connection.", Fn: cmdClientSetName},
+	{Name: "getname", Arity: 2, Summary: "Return the name of the current connection.", Fn: cmdClientGetName},
+	{Name: "setinfo", Arity: 4, Summary: "Set client meta attr LIB-NAME or LIB-VER.", Fn: cmdClientSetInfo},
+	{Name: "info", Arity: 2, Summary: "Return information about the current client connection.", Fn: cmdClientInfo},
+	{Name: "list", Arity: -2, Summary: "Return information about client connections. Options: TYPE, ID.", Fn: cmdClientList},
+	{Name: "kill", Arity: -3, Summary: "Kill connections by ip:port, or by ID, ADDR, LADDR, USER, TYPE, SKIPME.", Fn: cmdClientKill},
+	{Name: "no-evict", Arity: 3, Summary: "Accepted for compatibility; no effect.", Fn: cmdClientOK},
+	{Name: "no-touch", Arity: 3, Summary: "Accepted for compatibility; no effect.", Fn: cmdClientOK},
+}

@@ -1,0 +1,315 @@
+package server
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Output sizes that shape a batch.
+const (
+	// batchOutLimit stops a batch once its replies pass this size; the
+	// rest of the pipeline runs after a Wake, so one client cannot grow the
+	// loop's buffer without bound or starve its neighbours.
+	batchOutLimit = 1 << 20
+	// loopOutKeep is the capacity a loop keeps for ls.out; a larger
+	// buffer left by a huge reply is dropped after the write.
+	loopOutKeep = 256 << 10
+)
+
+// loopState is one event loop's scratch: replies of a callback are built in
+// out and written once. owning loop only, except where a field says.
+type loopState struct {
+	// immutable after newLoopState
+	srv  *Server
+	loop transportLoop // nil for Embedded
+
+	// owned by the loop
+	out     []byte // replies of the current callback; len 0 between callbacks
+	scratch []byte // lower-cased command names for lookupCommand
+	conns   []*connState
+
+	// read by INFO from any goroutine
+	commands atomic.Int64
+	_        [56]byte // keep loops' counters on separate cache lines
+}
+
+func (s *Server) newLoopState(loop transportLoop) *loopState {
+	ls := &loopState{srv: s, loop: loop, out: make([]byte, 0, 64<<10), scratch: make([]byte, 64)}
+	s.loopsMu.Lock()
+	s.loops = append(s.loops, ls)
+	s.loopsMu.Unlock()
+	return ls
+}
+
+// connState is one connection. It holds no buffer while idle: pending is nil
+// unless a TLS record split a command.
+type connState struct {
+	// immutable after onOpen
+	tc      transportConn
+	ls      *loopState
+	created int64  // ms
+	addr    string // peer address, ip:port
+	laddr   string // local address, ip:port
+	fd      int
+
+	// owned by the loop
+	cl       client
+	pending  []byte // TLS: plaintext of a command cut across records; nil when empty
+	idx      int    // position in ls.conns
+	needWake bool   // a batch stopped at batchOutLimit with commands left
+	pubCmd   *command
+	pubQbuf  int64
+	pubOmem  int64
+
+	// read by CLIENT LIST/KILL and INFO from any goroutine
+	shared clientShared
+}
+
+// clientShared is the part of a client other loops may read.
+type clientShared struct {
+	name       atomic.Pointer[string]
+	libName    atomic.Pointer[string]
+	libVer     atomic.Pointer[string]
+	db         atomic.Int32
+	proto      atomic.Int32
+	lastCmd    atomic.Pointer[command]
+	lastActive atomic.Int64 // ms
+	qbuf       atomic.Int64 // unparsed input bytes after the last batch
+	omem       atomic.Int64 // unsent output bytes after the last write
+	killed     atomic.Bool
+}
+
+// handler is the engine-agnostic connection logic every transport drives;
+// see transport.go for the order of calls.
+type handler struct {
+	s *Server
+}
+
+// onOpen admits a connection or returns the reply to write before closing
+// it. owning loop only.
+func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
+	s := h.s
+	if s.connected.Add(1) > s.cfg.maxClients.Load() {
+		s.connected.Add(-1)
+		s.stats.rejectedConns.Add(1)
+		return nil, rejectMaxClients
+	}
+	s.stats.totalConns.Add(1)
+	now := nowMs()
+	cs := &connState{tc: tc, ls: ls, created: now, addr: addrString(tc.RemoteAddr()),
+		laddr: addrString(tc.LocalAddr()), fd: tc.Fd()}
+	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs}
+	cs.cl.authed = s.cfg.requirePass.Load() == nil || *s.cfg.requirePass.Load() == ""
+	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
+	cs.shared.proto.Store(2)
+	cs.shared.lastActive.Store(now)
+	cs.idx = len(ls.conns)
+	ls.conns = append(ls.conns, cs)
+	s.clients.add(cs)
+	if ce := s.log.Check(zap.DebugLevel, "client connected"); ce != nil {
+		ce.Write(zap.Uint64("conn", cs.cl.id), zap.String("addr", cs.addr))
+	}
+	return cs, nil
+}
+
+var rejectMaxClients = []byte("-ERR max number of clients reached\r\n")
+
+// onData runs every complete command at the front of in and leaves the
+// replies in ls.out. It returns how many bytes of in were consumed (the
+// transport discards them and keeps the rest) and whether the connection
+// must close once ls.out is written. owning loop only.
+//
+// TLS seam: a TLS connection will first open the records of in into
+// loop-owned plaintext (after cs.pending, if any), run the commands there,
+// copy an incomplete trailing command into cs.pending, and report the
+// ciphertext it consumed; flush then seals ls.out in place.
+func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
+	s := h.s
+	now := nowMs()
+	cl := &cs.cl
+	before := cl.ncmds
+	n, out, closeAfter := s.execute(cl, in, ls.out[:0], now, ls.scratch)
+	ls.out = out
+	if d := cl.ncmds - before; d > 0 {
+		ls.commands.Add(d)
+	}
+	cs.needWake = !closeAfter && n < len(in) && len(out) >= batchOutLimit
+	cs.shared.lastActive.Store(now)
+	if cl.lastCmd != cs.pubCmd {
+		cs.pubCmd = cl.lastCmd
+		cs.shared.lastCmd.Store(cl.lastCmd)
+	}
+	left := int64(len(in) - n)
+	if left != cs.pubQbuf {
+		cs.pubQbuf = left
+		cs.shared.qbuf.Store(left)
+	}
+	if left > s.cfg.queryBufLimit.Load() {
+		s.log.Warn("closing client that reached max query buffer length",
+			zap.Uint64("conn", cl.id), zap.Int64("qbuf", left))
+		return n, true
+	}
+	return n, closeAfter
+}
+
+// flush writes ls.out with one transport write and applies the output
+// buffer limit. It reports whether the connection must close. owning loop
+// only.
+func (h *handler) flush(cs *connState, ls *loopState) bool {
+	if len(ls.out) > 0 {
+		// TLS seam: seal ls.out into records in place before the write.
+		if err := cs.tc.Write(ls.out); err != nil {
+			return true
+		}
+	}
+	if cap(ls.out) > loopOutKeep {
+		ls.out = make([]byte, 0, 64<<10)
+	}
+	ls.out = ls.out[:0]
+	omem := int64(cs.tc.OutboundBuffered())
+	if omem != cs.pubOmem {
+		cs.pubOmem = omem
+		cs.shared.omem.Store(omem)
+	}
+	if omem > h.s.cfg.outBufLimit.Load() {
+		h.s.log.Warn("client scheduled to be closed for overcoming of output buffer limits",
+			zap.Uint64("conn", cs.cl.id), zap.Int64("omem", omem))
+		return true
+	}
+	if cs.needWake {
+		cs.needWake = false
+		cs.tc.Wake()
+	}
+	return false
+}
+
+// onClose forgets a connection. owning loop only.
+func (h *handler) onClose(cs *connState) {
+	if cs == nil {
+		return
+	}
+	ls := cs.ls
+	last := len(ls.conns) - 1
+	if cs.idx <= last && ls.conns[cs.idx] == cs {
+		ls.conns[cs.idx] = ls.conns[last]
+		ls.conns[cs.idx].idx = cs.idx
+		ls.conns[last] = nil
+		ls.conns = ls.conns[:last]
+	}
+	h.s.clients.remove(cs)
+	h.s.connected.Add(-1)
+	cs.pending = nil
+	cs.cl.parser.Reset()
+	if ce := h.s.log.Check(zap.DebugLevel, "client closed"); ce != nil {
+		ce.Write(zap.Uint64("conn", cs.cl.id))
+	}
+}
+
+// sweepIdle closes the loop's clients idle longer than the timeout setting.
+// owning loop only.
+func (h *handler) sweepIdle(ls *loopState) {
+	timeout := h.s.cfg.timeout.Load()
+	if timeout <= 0 {
+		return
+	}
+	now := nowMs()
+	for _, cs := range ls.conns {
+		if now-cs.shared.lastActive.Load() > timeout*1000 && !cs.shared.killed.Swap(true) {
+			h.s.log.Debug("closing idle client", zap.Uint64("conn", cs.cl.id))
+			cs.tc.Close()
+		}
+	}
+}
+
+// Ticker work, run on the transport's ticker goroutine.
+const (
+	tickInterval = 100 * time.Millisecond // Redis's hz 10
+	expireBudget = 10 * time.Millisecond  // per tick for active expiry
+	sweepEvery   = 10                     // ticks between idle sweeps
+)
+
+// tick runs the periodic work: active expiry from the ticker goroutine
+// (the store is thread-safe) and, once a second, an idle sweep pushed to
+// each loop.
+func (h *handler) tick(n int) {
+	activeExpire(h.s.store, nowMs(), expireBudget)
+	if n%sweepEvery != 0 {
+		return
+	}
+	h.s.sampleOps()
+	if h.s.cfg.timeout.Load() <= 0 {
+		return
+	}
+	for _, ls := range h.s.loopSnapshot() {
+		if ls.loop != nil {
+			_ = ls.loop.Execute(func() { h.sweepIdle(ls) })
+		}
+	}
+}
+
+// nowMs is the wall clock in Unix milliseconds; read once per callback.
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// registry lists every connected client across loops for CLIENT LIST and
+// CLIENT KILL; updated on open and close only.
+type registry struct {
+	shards [16]struct {
+		mu sync.Mutex
+		m  map[uint64]*connState
+	}
+}
+
+func (r *registry) add(cs *connState) {
+	sh := &r.shards[cs.cl.id%16]
+	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = make(map[uint64]*connState)
+	}
+	sh.m[cs.cl.id] = cs
+	sh.mu.Unlock()
+}
+
+func (r *registry) remove(cs *connState) {
+	sh := &r.shards[cs.cl.id%16]
+	sh.mu.Lock()
+	delete(sh.m, cs.cl.id)
+	sh.mu.Unlock()
+}
+
+// snapshot returns the connected clients in id order.
+func (r *registry) snapshot() []*connState {
+	var all []*connState
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		for _, cs := range sh.m {
+			all = append(all, cs)
+		}
+		sh.mu.Unlock()
+	}
+	sortByID(all)
+	return all
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// sampleOps updates instantaneous_ops_per_sec. ticker goroutine only.
+func (s *Server) sampleOps() {
+	now, total := time.Now(), s.totalCommands()
+	st := &s.stats
+	if !st.lastOpsAt.IsZero() {
+		if el := now.Sub(st.lastOpsAt).Seconds(); el > 0 {
+			st.opsPerSec.Store(int64(float64(total-st.lastOps) / el))
+		}
+	}
+	st.lastOps, st.lastOpsAt = total, now
+}

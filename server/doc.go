@@ -1,0 +1,53 @@
+// Package server is loopkv's Redis-protocol server: event loops,
+// connections, command dispatch and the commands. It is the only package
+// that imports gnet, netpoll or zap, or reads the clock.
+//
+// # Loops and callbacks
+//
+// A transport (transport_gnet.go) runs one event loop per core and drives
+// an engine-agnostic handler (conn.go) through the contract in
+// transport.go. With gnet v2 the callbacks are:
+//
+//	callback   runs on            does
+//	---------  -----------------  ----------------------------------------------------------
+//	OnBoot     the engine's start  records the Engine for Stop; reports Ready
+//	OnOpen     the owning loop     maps c.EventLoop() to its loopState (once per connection);
+//	                               maxclients check ("-ERR max number of clients reached",
+//	                               then close); creates the connState, registers the client
+//	OnTraffic  the owning loop     in := c.Peek(-1); handler.onData runs every complete
+//	                               command with the clock read once, replies appended to the
+//	                               loop's out buffer; c.Discard(consumed) leaves an
+//	                               incomplete command in gnet's ring; handler.flush makes one
+//	                               c.Write(out) and applies the output buffer limit;
+//	                               query buffer limit, QUIT and protocol errors close
+//	OnClose    the owning loop     unregisters the client, drops its state
+//	OnTick     gnet's ticker       every 100 ms: active expiry on the store (thread-safe);
+//	           goroutine           every second: ops/sec sample and, with a timeout set, an
+//	                               idle sweep pushed to each loop with EventLoop.Execute
+//
+// OnTraffic fires only for new bytes or a Wake; a batch whose replies pass
+// 1 MiB stops early and wakes itself to go on, so one pipeline cannot grow
+// the loop's buffer without bound.
+//
+// # Memory
+//
+// Replies of one callback are built in the loop's buffer (loopState.out)
+// and written once; gnet copies only what the kernel refuses. An idle
+// connection holds no buffer of ours: unconsumed input lives in gnet's
+// pooled ring until it is complete, and connState.pending (for commands cut
+// across TLS records) is nil when empty.
+//
+// # Limits
+//
+// maxclients, client-query-buffer-limit (unparsed input; close),
+// proto-max-bulk-len (parser; protocol error), and the hard output limit
+// for normal clients (client-output-buffer-limit normal <hard>, default
+// 256 MiB; a client whose unsent replies pass it is closed as Redis does;
+// Redis's default for normal clients is unlimited), idle timeout (timeout
+// seconds, swept per loop once a second).
+//
+// # In process
+//
+// Embedded runs one client through the same handler without a socket, for
+// benchmarks and allocation gates.
+package server

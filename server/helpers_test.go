@@ -1,0 +1,201 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// freePort returns a port that was free a moment ago on 127.0.0.1.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startServer runs a server with opts (port, loops and logger filled in)
+// until the test ends, and returns it with the error channel of Serve.
+func startServer(t testing.TB, opts Options) (*Server, <-chan error) {
+	t.Helper()
+	if opts.Port == 0 {
+		opts.Port = freePort(t)
+	}
+	if opts.Loops == 0 {
+		opts.Loops = 2
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	s := New(opts)
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve() }()
+	select {
+	case <-s.Ready():
+	case err := <-errc:
+		t.Fatalf("serve: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("server not ready after 5s")
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	return s, errc
+}
+
+// rawConn is a test client speaking raw RESP.
+type rawConn struct {
+	t testing.TB
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t testing.TB, addr string) *rawConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	return &rawConn{t: t, c: c, r: bufio.NewReaderSize(c, 64<<10)}
+}
+
+func (rc *rawConn) send(s string) {
+	rc.t.Helper()
+	if _, err := io.WriteString(rc.c, s); err != nil {
+		rc.t.Fatalf("write: %v", err)
+	}
+}
+
+// reply reads one complete RESP value and returns its raw bytes.
+func (rc *rawConn) reply() string {
+	rc.t.Helper()
+	s, err := readRaw(rc.r)
+	if err != nil {
+		rc.t.Fatalf("read reply: %v", err)
+	}
+	return s
+}
+
+// do sends cmd as a multibulk and returns the raw reply.
+func (rc *rawConn) do(args ...string) string {
+	rc.t.Helper()
+	rc.send(multibulk(args...))
+	return rc.reply()
+}
+
+// expectClosed reads until EOF, failing if it takes over 5 seconds; it
+// returns what was read.
+func (rc *rawConn) expectClosed() string {
+	rc.t.Helper()
+	_ = rc.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(rc.r)
+	if err != nil && !errors.Is(err, net.ErrClosed) && !strings.Contains(err.Error(), "reset") {
+		rc.t.Fatalf("waiting for close: %v (read %q)", err, b)
+	}
+	return string(b)
+}
+
+func multibulk(args ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	return b.String()
+}
+
+// readRaw reads one RESP2/RESP3 value.
+func readRaw(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return line, err
+	}
+	if len(line) < 3 {
+		return line, fmt.Errorf("short line %q", line)
+	}
+	n, _ := strconv.Atoi(line[1 : len(line)-2])
+	switch line[0] {
+	case '+', '-', ':', ',', '#', '_', '(':
+		return line, nil
+	case '$', '=', '!':
+		if n < 0 {
+			return line, nil
+		}
+		body := make([]byte, n+2)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return line, err
+		}
+		return line + string(body), nil
+	case '*', '~', '>', '%', '|':
+		if n < 0 {
+			return line, nil
+		}
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		out := line
+		for i := 0; i < n; i++ {
+			s, err := readRaw(r)
+			out += s
+			if err != nil {
+				return out, err
+			}
+		}
+		return out, nil
+	}
+	return line, fmt.Errorf("bad type byte in %q", line)
+}
+
+// needTool skips the test when name is not on PATH.
+func needTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed (make deps)", name)
+	}
+	return p
+}
+
+// startRefRedis runs a reference redis-server with extra config arguments
+// until the test ends and returns its address.
+func startRefRedis(t testing.TB, extra ...string) string {
+	t.Helper()
+	bin := needTool(t, "redis-server")
+	port := freePort(t)
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", t.TempDir()}, extra...)
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("redis-server did not start")
+	return ""
+}

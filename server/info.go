@@ -1,0 +1,247 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// infoSections are INFO's sections in Redis's order; all of them are in
+// the default set.
+var infoSections = []struct {
+	name string
+	fn   func(s *Server, b []byte) []byte
+}{
+	{"server", (*Server).infoServer},
+	{"clients", (*Server).infoClients},
+	{"memory", (*Server).infoMemory},
+	{"persistence", (*Server).infoPersistence},
+	{"stats", (*Server).infoStats},
+	{"replication", (*Server).infoReplication},
+	{"cpu", (*Server).infoCPU},
+	{"cluster", (*Server).infoCluster},
+	{"keyspace", (*Server).infoKeyspace},
+}
+
+// appendInfo appends INFO's text for the named sections: none, "default",
+// "all" or "everything" mean every section; unknown names add nothing.
+func (s *Server) appendInfo(b []byte, names [][]byte) []byte {
+	want := map[string]bool{}
+	all := len(names) == 0
+	for _, n := range names {
+		switch l := strings.ToLower(string(n)); l {
+		case "default", "all", "everything":
+			all = true
+		default:
+			want[l] = true
+		}
+	}
+	n := 0
+	for _, sec := range infoSections {
+		if !all && !want[sec.name] {
+			continue
+		}
+		if n > 0 {
+			b = append(b, "\r\n"...)
+		}
+		n++
+		b = sec.fn(s, b)
+	}
+	return b
+}
+
+func infoLine(b []byte, key, val string) []byte {
+	b = append(b, key...)
+	b = append(b, ':')
+	b = append(b, val...)
+	return append(b, "\r\n"...)
+}
+
+func infoInt(b []byte, key string, v int64) []byte {
+	b = append(b, key...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, v, 10)
+	return append(b, "\r\n"...)
+}
+
+var runID = func() string {
+	var r [20]byte
+	_, _ = rand.Read(r[:])
+	return hex.EncodeToString(r[:])
+}()
+
+func (s *Server) infoServer(b []byte) []byte {
+	now := time.Now()
+	up := int64(now.Sub(s.start) / time.Second)
+	exe, _ := os.Executable()
+	b = append(b, "# Server\r\n"...)
+	b = infoLine(b, "redis_version", redisVersion)
+	b = infoLine(b, "loopkv_version", Version)
+	b = infoLine(b, "redis_git_sha1", "00000000")
+	b = infoLine(b, "redis_git_dirty", "0")
+	b = infoLine(b, "redis_build_id", "0")
+	b = infoLine(b, "redis_mode", "standalone")
+	b = infoLine(b, "os", osName())
+	b = infoInt(b, "arch_bits", strconv.IntSize)
+	b = infoLine(b, "multiplexing_api", "epoll")
+	b = infoLine(b, "go_version", runtime.Version())
+	b = infoInt(b, "process_id", int64(pid()))
+	b = infoLine(b, "process_supervised", "no")
+	b = infoLine(b, "run_id", runID)
+	b = infoInt(b, "tcp_port", int64(s.opts.Port))
+	b = infoInt(b, "server_time_usec", now.UnixMicro())
+	b = infoInt(b, "uptime_in_seconds", up)
+	b = infoInt(b, "uptime_in_days", up/86400)
+	b = infoLine(b, "hz", "10")
+	b = infoLine(b, "configured_hz", "10")
+	b = infoInt(b, "io_threads_active", 0)
+	b = infoInt(b, "event_loops", int64(s.opts.Loops))
+	b = infoLine(b, "executable", exe)
+	return infoLine(b, "config_file", s.opts.ConfigFile)
+}
+
+func (s *Server) infoClients(b []byte) []byte {
+	b = append(b, "# Clients\r\n"...)
+	b = infoInt(b, "connected_clients", s.connected.Load())
+	b = infoInt(b, "cluster_connections", 0)
+	b = infoInt(b, "maxclients", s.cfg.maxClients.Load())
+	b = infoInt(b, "client_recent_max_input_buffer", 0)
+	b = infoInt(b, "client_recent_max_output_buffer", 0)
+	b = infoInt(b, "blocked_clients", 0)
+	b = infoInt(b, "tracking_clients", 0)
+	return infoInt(b, "clients_in_timeout_table", 0)
+}
+
+func (s *Server) infoMemory(b []byte) []byte {
+	used := storeUsedMemory(s.store)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b = append(b, "# Memory\r\n"...)
+	b = infoInt(b, "used_memory", used)
+	b = infoLine(b, "used_memory_human", bytesToHuman(used))
+	b = infoInt(b, "used_memory_rss", int64(ms.Sys))
+	b = infoLine(b, "used_memory_rss_human", bytesToHuman(int64(ms.Sys)))
+	b = infoInt(b, "go_heap_inuse", int64(ms.HeapInuse))
+	b = infoInt(b, "maxmemory", 0)
+	b = infoLine(b, "maxmemory_human", "0B")
+	b = infoLine(b, "maxmemory_policy", "noeviction")
+	return infoLine(b, "mem_allocator", "go")
+}
+
+func (s *Server) infoPersistence(b []byte) []byte {
+	b = append(b, "# Persistence\r\n"...)
+	b = infoInt(b, "loading", 0)
+	b = infoInt(b, "async_loading", 0)
+	b = infoInt(b, "rdb_changes_since_last_save", 0)
+	b = infoInt(b, "rdb_bgsave_in_progress", 0)
+	b = infoInt(b, "rdb_last_save_time", s.start.Unix())
+	b = infoLine(b, "rdb_last_bgsave_status", "ok")
+	b = infoInt(b, "aof_enabled", 0)
+	b = infoInt(b, "aof_rewrite_in_progress", 0)
+	return infoLine(b, "aof_last_bgrewrite_status", "ok")
+}
+
+func (s *Server) infoStats(b []byte) []byte {
+	st := storeStats(s.store)
+	b = append(b, "# Stats\r\n"...)
+	b = infoInt(b, "total_connections_received", s.stats.totalConns.Load())
+	b = infoInt(b, "total_commands_processed", s.totalCommands())
+	b = infoInt(b, "instantaneous_ops_per_sec", s.stats.opsPerSec.Load())
+	b = infoInt(b, "total_net_input_bytes", 0)
+	b = infoInt(b, "total_net_output_bytes", 0)
+	b = infoInt(b, "rejected_connections", s.stats.rejectedConns.Load())
+	b = infoInt(b, "expired_keys", st.expired)
+	b = infoInt(b, "evicted_keys", st.evicted)
+	b = infoInt(b, "keyspace_hits", st.hits)
+	b = infoInt(b, "keyspace_misses", st.misses)
+	b = infoInt(b, "pubsub_channels", 0)
+	b = infoInt(b, "pubsub_patterns", 0)
+	return infoInt(b, "total_error_replies", 0)
+}
+
+func (s *Server) infoReplication(b []byte) []byte {
+	b = append(b, "# Replication\r\n"...)
+	b = infoLine(b, "role", "master")
+	b = infoInt(b, "connected_slaves", 0)
+	b = infoLine(b, "master_replid", runID)
+	return infoInt(b, "master_repl_offset", 0)
+}
+
+func (s *Server) infoCPU(b []byte) []byte {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	b = append(b, "# CPU\r\n"...)
+	b = infoLine(b, "used_cpu_sys", tvString(ru.Stime))
+	return infoLine(b, "used_cpu_user", tvString(ru.Utime))
+}
+
+func tvString(tv syscall.Timeval) string {
+	return strconv.FormatFloat(float64(tv.Sec)+float64(tv.Usec)/1e6, 'f', 6, 64)
+}
+
+func (s *Server) infoCluster(b []byte) []byte {
+	b = append(b, "# Cluster\r\n"...)
+	return infoInt(b, "cluster_enabled", 0)
+}
+
+// infoKeyspace lists each non-empty database as dbN:keys=..,expires=..,avg_ttl=..
+func (s *Server) infoKeyspace(b []byte) []byte {
+	b = append(b, "# Keyspace\r\n"...)
+	for db, d := range storeStats(s.store).dbs {
+		if d.keys == 0 {
+			continue
+		}
+		b = append(b, "db"...)
+		b = strconv.AppendInt(b, int64(db), 10)
+		b = append(b, ":keys="...)
+		b = strconv.AppendInt(b, int64(d.keys), 10)
+		b = append(b, ",expires="...)
+		b = strconv.AppendInt(b, int64(d.expires), 10)
+		b = append(b, ",avg_ttl="...)
+		b = strconv.AppendInt(b, d.avgTTL, 10)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+// bytesToHuman formats n as Redis's bytesToHuman: 1023B, 1.00K, 2.50M ...
+func bytesToHuman(n int64) string {
+	units := []string{"K", "M", "G", "T", "P"}
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + "B"
+	}
+	f := float64(n)
+	for _, u := range units {
+		f /= 1024
+		if f < 1024 || u == "P" {
+			return strconv.FormatFloat(f, 'f', 2, 64) + u
+		}
+	}
+	return ""
+}
+
+func osName() string {
+	var u syscall.Utsname
+	if err := syscall.Uname(&u); err != nil {
+		return runtime.GOOS
+	}
+	return utsString(u.Sysname[:]) + " " + utsString(u.Release[:]) + " " + utsString(u.Machine[:])
+}
+
+func utsString(f []int8) string {
+	b := make([]byte, 0, len(f))
+	for _, c := range f {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return string(b)
+}
+
+func pid() int { return os.Getpid() }

@@ -1,0 +1,19 @@
+package server
+
+import "go.uber.org/zap/zapcore"
+
+// ZapLevel maps a redis.conf loglevel to a zap level: debug and verbose to
+// Debug, notice to Info, warning to Warn, nothing to above Fatal.
+func ZapLevel(loglevel string) (zapcore.Level, bool) {
+	switch loglevel {
+	case "debug", "verbose":
+		return zapcore.DebugLevel, true
+	case "notice":
+		return zapcore.InfoLevel, true
+	case "warning":
+		return zapcore.WarnLevel, true
+	case "nothing":
+		return zapcore.FatalLevel + 1, true
+	}
+	return 0, false
+}

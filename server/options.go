@@ -1,0 +1,164 @@
+package server
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/resp"
+	"github.com/loopkv/loopkv/store"
+)
+
+// Options configures a Server. The zero value of each field means Redis's
+// default (or loopkv's, where Redis has none), as listed beside it.
+type Options struct {
+	Bind       string // listen address, default "127.0.0.1"
+	Port       int    // TCP port, default 6379
+	Loops      int    // event loops, default runtime.GOMAXPROCS(0)
+	MaxClients int    // maxclients, default 10000
+	// RequirePass is the default user's password; "" means no password.
+	RequirePass string
+	// Timeout closes a client idle this many seconds; 0 means never.
+	Timeout int
+	// LogLevel is debug, verbose, notice (default) or warning.
+	LogLevel string
+	// Databases is the number of logical databases, default 16.
+	Databases int
+	// ClientQueryBufferLimit closes a client whose unparsed input exceeds
+	// it; client-query-buffer-limit, default 1 GiB.
+	ClientQueryBufferLimit int64
+	// ProtoMaxBulkLen is the longest bulk string accepted;
+	// proto-max-bulk-len, default 512 MiB.
+	ProtoMaxBulkLen int64
+	// ClientOutputBufferLimit is the hard limit on a normal client's unsent
+	// replies (the first number of Redis's "client-output-buffer-limit
+	// normal"); a client above it is closed. Default 256 MiB; Redis's own
+	// default for normal clients is 0 (unlimited).
+	ClientOutputBufferLimit int64
+	// Logger receives the server's logs; nil means zap.NewNop().
+	Logger *zap.Logger
+	// Level, when set, is changed by CONFIG SET loglevel.
+	Level *zap.AtomicLevel
+	// Store is the keyspace; nil means a new one with Databases databases.
+	Store *store.Store
+	// ConfigFile is the path CONFIG GET/INFO report; it is not read here.
+	ConfigFile string
+}
+
+// Defaults of Options, Redis's where Redis has one.
+const (
+	defaultBind          = "127.0.0.1"
+	defaultPort          = 6379
+	defaultMaxClients    = 10000
+	defaultDatabases     = 16
+	defaultQueryBufLimit = 1 << 30
+	defaultOutBufLimit   = 256 << 20
+	defaultLogLevel      = "notice"
+)
+
+// withDefaults returns o with every zero field replaced by its default.
+func (o Options) withDefaults() Options {
+	if o.Bind == "" {
+		o.Bind = defaultBind
+	}
+	if o.Port == 0 {
+		o.Port = defaultPort
+	}
+	if o.Loops <= 0 {
+		o.Loops = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxClients <= 0 {
+		o.MaxClients = defaultMaxClients
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = defaultLogLevel
+	}
+	if o.Databases <= 0 {
+		o.Databases = defaultDatabases
+	}
+	if o.ClientQueryBufferLimit <= 0 {
+		o.ClientQueryBufferLimit = defaultQueryBufLimit
+	}
+	if o.ProtoMaxBulkLen <= 0 {
+		o.ProtoMaxBulkLen = resp.DefaultLimits.MaxBulk
+	}
+	if o.ClientOutputBufferLimit <= 0 {
+		o.ClientOutputBufferLimit = defaultOutBufLimit
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return o
+}
+
+// config holds the settings CONFIG SET may change while loops read them.
+type config struct {
+	maxClients     atomic.Int64
+	requirePass    atomic.Pointer[string]
+	timeout        atomic.Int64 // seconds
+	logLevel       atomic.Pointer[string]
+	queryBufLimit  atomic.Int64
+	protoMaxBulk   atomic.Int64
+	outBufLimit    atomic.Int64
+	outBufLimitRaw atomic.Pointer[string] // client-output-buffer-limit as set
+
+	miscMu sync.Mutex
+	miscKV map[string]string // settings with no effect, as last set
+}
+
+func (c *config) misc(name, def string) string {
+	c.miscMu.Lock()
+	defer c.miscMu.Unlock()
+	if v, ok := c.miscKV[name]; ok {
+		return v
+	}
+	return def
+}
+
+func (c *config) setMisc(name, v string) {
+	c.miscMu.Lock()
+	defer c.miscMu.Unlock()
+	if c.miscKV == nil {
+		c.miscKV = make(map[string]string)
+	}
+	c.miscKV[name] = v
+}
+
+func (c *config) load(o Options) {
+	c.maxClients.Store(int64(o.MaxClients))
+	pass := o.RequirePass
+	c.requirePass.Store(&pass)
+	c.timeout.Store(int64(o.Timeout))
+	lvl := o.LogLevel
+	c.logLevel.Store(&lvl)
+	c.queryBufLimit.Store(o.ClientQueryBufferLimit)
+	c.protoMaxBulk.Store(o.ProtoMaxBulkLen)
+	c.outBufLimit.Store(o.ClientOutputBufferLimit)
+	raw := "normal " + strconv.FormatInt(o.ClientOutputBufferLimit, 10) + " 0 0 replica 268435456 67108864 60 pubsub 33554432 8388608 60"
+	c.outBufLimitRaw.Store(&raw)
+}
+
+// ParseMemory parses a size as redis.conf writes it: a number with an
+// optional unit k, kb, m, mb, g or gb (k = 1000, kb = 1024), any case.
+func ParseMemory(s string) (int64, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	mul := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mul    int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mul = strings.TrimSuffix(s, u.suffix), u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mul {
+		return 0, false
+	}
+	return n * mul, true
+}

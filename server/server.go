@@ -1,0 +1,212 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/store"
+)
+
+// Version is loopkv's version; INFO also reports the Redis version whose
+// behaviour it follows.
+const (
+	Version      = "0.1.0"
+	redisVersion = "7.0.15"
+)
+
+// Server is a loopkv server: the shared state of every loop. A Server built
+// as a bare &Server{store: st} initialises the rest on first use.
+type Server struct {
+	store *store.Store
+
+	once  sync.Once
+	opts  Options // with defaults, after setup
+	cfg   config
+	log   *zap.Logger
+	h     handler
+	start time.Time
+	ready chan struct{}
+	done  chan struct{}
+
+	tr       transport
+	trMu     sync.Mutex
+	stopOnce sync.Once
+
+	clients   registry
+	nextID    atomic.Uint64
+	connected atomic.Int64
+	stats     serverStats
+
+	loopsMu sync.Mutex
+	loops   []*loopState
+}
+
+// serverStats are INFO's counters that are not per loop.
+type serverStats struct {
+	totalConns    atomic.Int64
+	rejectedConns atomic.Int64
+	resetCommands atomic.Int64 // commands counted before CONFIG RESETSTAT
+	opsPerSec     atomic.Int64 // sampled once a second by the ticker
+	lastOps       int64        // ticker goroutine only
+	lastOpsAt     time.Time    // ticker goroutine only
+}
+
+// New returns a Server configured by opts; Serve starts it.
+func New(opts Options) *Server {
+	s := &Server{opts: opts, store: opts.Store}
+	s.lazy()
+	return s
+}
+
+// lazy initialises everything a Server needs beyond its store.
+func (s *Server) lazy() { s.once.Do(s.setup) }
+
+func (s *Server) setup() {
+	s.opts = s.opts.withDefaults()
+	s.cfg.load(s.opts)
+	s.log = s.opts.Logger
+	if s.store == nil {
+		s.store = store.New(store.Options{Databases: s.opts.Databases})
+	}
+	s.h.s = s
+	s.start = time.Now()
+	s.ready = make(chan struct{})
+	s.done = make(chan struct{})
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() string {
+	s.lazy()
+	return net.JoinHostPort(s.opts.Bind, strconv.Itoa(s.opts.Port))
+}
+
+// Ready is closed once the server accepts connections.
+func (s *Server) Ready() <-chan struct{} {
+	s.lazy()
+	return s.ready
+}
+
+// ErrServerClosed is returned by Serve when called on a stopped Server.
+var ErrServerClosed = errors.New("server: closed")
+
+// Serve listens and runs the loops until Stop, SHUTDOWN or a listen
+// error; it returns nil after a graceful stop.
+func (s *Server) Serve() error {
+	s.lazy()
+	s.trMu.Lock()
+	if s.tr != nil {
+		s.trMu.Unlock()
+		return ErrServerClosed
+	}
+	tr := &gnetTransport{}
+	s.tr = tr
+	s.trMu.Unlock()
+	defer close(s.done)
+	s.log.Info("loopkv starting",
+		zap.String("addr", s.Addr()), zap.Int("loops", s.opts.Loops),
+		zap.String("version", Version), zap.Int("pid", pid()))
+	var once sync.Once
+	err := tr.serve(&s.h, s.Addr(), s.opts.Loops, func() { once.Do(func() { close(s.ready) }) })
+	if err != nil {
+		s.log.Error("server stopped", zap.Error(err))
+		return err
+	}
+	s.log.Info("server stopped")
+	return nil
+}
+
+// Stop stops accepting, closes every connection once its queued replies
+// are flushed, and waits until Serve returns or ctx ends.
+func (s *Server) Stop(ctx context.Context) error {
+	s.lazy()
+	s.trMu.Lock()
+	tr := s.tr
+	s.trMu.Unlock()
+	if tr == nil {
+		return nil
+	}
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	select {
+	case <-s.ready:
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	var err error
+	s.stopOnce.Do(func() { err = tr.stop(ctx) })
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return err
+}
+
+// requestShutdown stops the server from a command handler without
+// blocking the loop.
+func (s *Server) requestShutdown() {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = s.Stop(ctx)
+	}()
+}
+
+// Run serves with opts until ctx ends (then stops gracefully) or a client
+// sends SHUTDOWN.
+func Run(ctx context.Context, opts Options) error {
+	s := New(opts)
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(sctx); err != nil {
+		return err
+	}
+	return <-errc
+}
+
+func (s *Server) loopSnapshot() []*loopState {
+	s.loopsMu.Lock()
+	defer s.loopsMu.Unlock()
+	return slices.Clone(s.loops)
+}
+
+// totalCommands is total_commands_processed.
+func (s *Server) totalCommands() int64 {
+	var n int64
+	for _, ls := range s.loopSnapshot() {
+		n += ls.commands.Load()
+	}
+	return n - s.stats.resetCommands.Load()
+}
+
+func sortByID(all []*connState) {
+	slices.SortFunc(all, func(a, b *connState) int {
+		switch {
+		case a.cl.id < b.cl.id:
+			return -1
+		case a.cl.id > b.cl.id:
+			return 1
+		}
+		return 0
+	})
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"time"
+
+	"github.com/loopkv/loopkv/store"
+)
+
+// Calls into the store that server makes outside command handlers, kept in
+// one place.
+
+// activeExpire runs one active expiry cycle.
+func activeExpire(st *store.Store, now int64, budget time.Duration) {
+	if st == nil {
+		return
+	}
+	st.ActiveExpireCycle(now, budget)
+}
+
+// keyspaceStats is what INFO reads from the store.
+type keyspaceStats struct {
+	used                           int64
+	expired, evicted, hits, misses int64
+	dbs                            []dbStats
+}
+
+type dbStats struct {
+	keys, expires int
+	avgTTL        int64
+}
+
+func storeStats(st *store.Store) keyspaceStats {
+	if st == nil {
+		return keyspaceStats{}
+	}
+	s := st.Stats()
+	ks := keyspaceStats{used: s.UsedMemory, expired: s.ExpiredKeys, evicted: s.EvictedKeys,
+		hits: s.KeyspaceHits, misses: s.KeyspaceMisses}
+	for _, d := range s.DBs {
+		ks.dbs = append(ks.dbs, dbStats{keys: d.Keys, expires: d.Expires, avgTTL: d.AvgTTL})
+	}
+	return ks
+}
+
+func storeUsedMemory(st *store.Store) int64 { return storeStats(st).used }

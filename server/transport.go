@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"net"
+)
+
+// The transport contract. A transport (transport_gnet.go; a netpoll twin
+// will follow) owns sockets and event loops and drives one *handler through
+// three calls, always on the loop that owns the connection:
+//
+//	cs, reject := h.onOpen(tc, ls)         // a new connection; reject != nil: write it and close
+//	consumed, closeAfter := h.onData(cs, ls, in)
+//	                                        // in = every buffered inbound byte; discard consumed,
+//	                                        // keep the rest for the next call
+//	closeAfter = h.flush(cs, ls) || closeAfter
+//	                                        // one tc.Write of ls.out per callback
+//	h.onClose(cs)                           // the connection is gone
+//
+// A transport calls onData again only when new bytes arrive or after
+// transportConn.Wake. Only the transport_*.go files import their library.
+
+// transport is one event-loop library serving a handler.
+type transport interface {
+	// serve listens on addr and runs the loops until stop; it calls ready
+	// once accepting.
+	serve(h *handler, addr string, loops int, ready func()) error
+	// stop stops accepting, closes every connection after flushing what
+	// it has queued, and makes serve return.
+	stop(ctx context.Context) error
+}
+
+// transportConn is one connection as a transport exposes it to the handler.
+// Methods are for the owning loop only unless they say otherwise.
+type transportConn interface {
+	// Write sends b now, queueing what the kernel refuses; b may be
+	// reused as soon as Write returns.
+	Write(b []byte) error
+	// OutboundBuffered is the number of queued bytes the kernel refused.
+	OutboundBuffered() int
+	// Close closes the connection on its loop after its queued output is
+	// flushed; safe from any goroutine.
+	Close()
+	// Wake makes the transport call onData again without new bytes; safe
+	// from any goroutine.
+	Wake()
+	RemoteAddr() net.Addr
+	LocalAddr() net.Addr
+	Fd() int
+}
+
+// transportLoop is one event loop.
+type transportLoop interface {
+	// Execute runs fn on the loop; safe from any goroutine.
+	Execute(fn func()) error
+}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+)
+
+// gnetTransport runs the handler on gnet v2 loops: one read buffer per
+// loop, bytes peeked in place and unconsumed ones left in gnet's ring.
+type gnetTransport struct {
+	gnet.BuiltinEventEngine
+	h     *handler
+	ready func()
+
+	mu    sync.Mutex
+	eng   gnet.Engine
+	boot  bool
+	loops map[gnet.EventLoop]*loopState
+	ticks int // ticker goroutine only
+}
+
+var _ gnet.EventHandler = (*gnetTransport)(nil)
+
+func (t *gnetTransport) serve(h *handler, addr string, loops int, ready func()) error {
+	t.h, t.ready = h, ready
+	t.loops = make(map[gnet.EventLoop]*loopState)
+	return gnet.Run(t, "tcp://"+addr,
+		gnet.WithMulticore(true),
+		gnet.WithNumEventLoop(loops),
+		gnet.WithTicker(true),
+		gnet.WithReuseAddr(true),
+		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		gnet.WithTCPKeepAlive(300*time.Second),
+		gnet.WithLogger(h.s.log.Sugar()),
+	)
+}
+
+func (t *gnetTransport) stop(ctx context.Context) error {
+	t.mu.Lock()
+	eng, boot := t.eng, t.boot
+	t.mu.Unlock()
+	if !boot {
+		return nil
+	}
+	return eng.Stop(ctx)
+}
+
+// OnBoot records the engine and reports readiness.
+func (t *gnetTransport) OnBoot(eng gnet.Engine) gnet.Action {
+	t.mu.Lock()
+	t.eng, t.boot = eng, true
+	t.mu.Unlock()
+	t.ready()
+	return gnet.None
+}
+
+// loopOf maps a gnet loop to its loopState; once per connection open.
+func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ls := t.loops[el]
+	if ls == nil {
+		ls = t.h.s.newLoopState(gnetLoop{el})
+		t.loops[el] = ls
+	}
+	return ls
+}
+
+// OnOpen admits the connection or writes the rejection and closes it.
+func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	ls := t.loopOf(c.EventLoop())
+	cs, reject := t.h.onOpen(gnetConn{c}, ls)
+	if reject != nil {
+		return reject, gnet.Close
+	}
+	c.SetContext(cs)
+	return nil, gnet.None
+}
+
+// OnTraffic runs the buffered commands and writes their replies once.
+func (t *gnetTransport) OnTraffic(c gnet.Conn) gnet.Action {
+	cs, _ := c.Context().(*connState)
+	if cs == nil {
+		return gnet.Close
+	}
+	in, _ := c.Peek(-1)
+	n, closeAfter := t.h.onData(cs, cs.ls, in)
+	if n > 0 { // gnet's Discard(0) would drop everything buffered
+		_, _ = c.Discard(n)
+	}
+	if t.h.flush(cs, cs.ls) || closeAfter {
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// OnClose forgets the connection.
+func (t *gnetTransport) OnClose(c gnet.Conn, _ error) gnet.Action {
+	cs, _ := c.Context().(*connState)
+	t.h.onClose(cs)
+	c.SetContext(nil)
+	return gnet.None
+}
+
+// OnTick runs on gnet's ticker goroutine, not on a loop.
+func (t *gnetTransport) OnTick() (time.Duration, gnet.Action) {
+	t.ticks++
+	t.h.tick(t.ticks)
+	return tickInterval, gnet.None
+}
+
+// gnetConn adapts gnet.Conn to transportConn.
+type gnetConn struct{ c gnet.Conn }
+
+func (g gnetConn) Write(b []byte) error {
+	_, err := g.c.Write(b)
+	return err
+}
+func (g gnetConn) OutboundBuffered() int   { return g.c.OutboundBuffered() }
+func (g gnetConn) Close()                  { _ = g.c.Close() }
+func (g gnetConn) Wake()                   { _ = g.c.Wake(nil) }
+func (g gnetConn) RemoteAddr() net.Addr    { return g.c.RemoteAddr() }
+func (g gnetConn) LocalAddr() net.Addr     { return g.c.LocalAddr() }
+func (g gnetConn) Fd() int                 { return g.c.Fd() }
+func (l gnetLoop) Execute(fn func()) error { return l.el.Execute(context.Background(), runFunc(fn)) }
+
+// gnetLoop adapts gnet.EventLoop to transportLoop.
+type gnetLoop struct{ el gnet.EventLoop }
+
+// runFunc adapts a func to gnet.Runnable.
+type runFunc func()
+
+func (f runFunc) Run(context.Context) error { f(); return nil }
