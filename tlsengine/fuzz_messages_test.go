@@ -58,6 +58,12 @@ var fuzzMessageTypes = []func() handshakeMessage{
 	func() handshakeMessage { return new(endOfEarlyDataMsg) },
 	func() handshakeMessage { return new(keyUpdateMsg) },
 	func() handshakeMessage { return new(sessionStateCodec) },
+	func() handshakeMessage { return new(certificateMsg) },
+	func() handshakeMessage { return new(serverKeyExchangeMsg) },
+	func() handshakeMessage { return new(serverHelloDoneMsg) },
+	func() handshakeMessage { return new(certificateRequestMsg) },
+	func() handshakeMessage { return new(clientKeyExchangeMsg) },
+	func() handshakeMessage { return new(newSessionTicketMsg) },
 }
 
 // sessionStateCodec adapts sessionState to handshakeMessage for fuzzing.

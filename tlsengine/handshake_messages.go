@@ -1189,3 +1189,209 @@ func (m *keyUpdateMsg) unmarshal(data []byte) bool {
 	m.updateRequested = req == 1
 	return true
 }
+
+// ---- TLS 1.2 messages (RFC 5246, Section 7.4) ------------------------------
+//
+// Certificate, CertificateRequest and NewSessionTicket share their handshake
+// type with the TLS 1.3 messages of the same name but not their layout; the
+// caller picks the type by the negotiated version. CertificateVerify and
+// Finished have one layout for both versions (certificateVerifyMsg,
+// finishedMsg above).
+
+// certificateMsg is a TLS 1.2 Certificate (RFC 5246, Section 7.4.2).
+type certificateMsg struct {
+	certificates [][]byte // DER, leaf first
+}
+
+// appendTo appends the Certificate.
+func (m *certificateMsg) appendTo(b []byte) []byte {
+	b, msg := beginMsg(b, typeCertificate)
+	b, list := beginLen(b, 3)
+	for _, cert := range m.certificates {
+		var off int
+		b, off = beginLen(b, 3)
+		b = endLen(append(b, cert...), off, 3)
+	}
+	b = endLen(b, list, 3)
+	return endMsg(b, msg)
+}
+
+// unmarshal parses a Certificate; an empty list (a client without a
+// certificate) is allowed, an empty certificate is not.
+func (m *certificateMsg) unmarshal(data []byte) bool {
+	*m = certificateMsg{}
+	body, ok := readHandshake(data, typeCertificate, maxHandshakeBody)
+	var list cryptobyte.String
+	if !ok || !body.ReadUint24LengthPrefixed(&list) || !body.Empty() {
+		return false
+	}
+	for !list.Empty() {
+		var cert cryptobyte.String
+		if !list.ReadUint24LengthPrefixed(&cert) || cert.Empty() {
+			return false
+		}
+		m.certificates = append(m.certificates, cert)
+	}
+	return true
+}
+
+// curveTypeNamedCurve is ECCurveType named_curve (RFC 8422, Section 5.4).
+const curveTypeNamedCurve uint8 = 3
+
+// serverKeyExchangeMsg is an ECDHE ServerKeyExchange (RFC 8422, Section
+// 5.4, with the TLS 1.2 signature of RFC 5246, Section 7.4.1.4.1): the
+// server's ephemeral public value on a named group, signed together with
+// both randoms.
+type serverKeyExchangeMsg struct {
+	group              uint16
+	publicKey          []byte // ECPoint<1..2^8-1>
+	signatureAlgorithm uint16
+	signature          []byte
+}
+
+// appendParams appends ServerECDHParams, the part the signature covers
+// after client_random and server_random.
+func (m *serverKeyExchangeMsg) appendParams(b []byte) []byte {
+	b = append(b, curveTypeNamedCurve)
+	b = appendU16(b, m.group)
+	return appendU8Prefixed(b, m.publicKey)
+}
+
+// appendTo appends the ServerKeyExchange.
+func (m *serverKeyExchangeMsg) appendTo(b []byte) []byte {
+	b, msg := beginMsg(b, typeServerKeyExchange)
+	b = m.appendParams(b)
+	b = appendU16(b, m.signatureAlgorithm)
+	b = appendU16Prefixed(b, m.signature)
+	return endMsg(b, msg)
+}
+
+// unmarshal parses an ECDHE ServerKeyExchange on a named curve; other curve
+// types (explicit curves, RFC 8422 deprecates them) are rejected.
+func (m *serverKeyExchangeMsg) unmarshal(data []byte) bool {
+	*m = serverKeyExchangeMsg{}
+	body, ok := readHandshake(data, typeServerKeyExchange, maxHandshakeBody)
+	var curveType uint8
+	var pub, sig cryptobyte.String
+	if !ok || !body.ReadUint8(&curveType) || curveType != curveTypeNamedCurve ||
+		!body.ReadUint16(&m.group) || !body.ReadUint8LengthPrefixed(&pub) || pub.Empty() ||
+		!body.ReadUint16(&m.signatureAlgorithm) || !body.ReadUint16LengthPrefixed(&sig) ||
+		sig.Empty() || !body.Empty() {
+		return false
+	}
+	m.publicKey, m.signature = pub, sig
+	return true
+}
+
+// serverHelloDoneMsg is ServerHelloDone (RFC 5246, Section 7.4.5): empty.
+type serverHelloDoneMsg struct{}
+
+// appendTo appends the ServerHelloDone.
+func (m *serverHelloDoneMsg) appendTo(b []byte) []byte {
+	return append(b, typeServerHelloDone, 0, 0, 0)
+}
+
+// unmarshal accepts exactly an empty ServerHelloDone.
+func (m *serverHelloDoneMsg) unmarshal(data []byte) bool {
+	body, ok := readHandshake(data, typeServerHelloDone, 0)
+	return ok && body.Empty()
+}
+
+// TLS 1.2 ClientCertificateType values (RFC 5246, Section 7.4.4; RFC 8422,
+// Section 5.5).
+const (
+	certTypeRSASign   uint8 = 1
+	certTypeECDSASign uint8 = 64
+)
+
+// certificateRequestMsg is a TLS 1.2 CertificateRequest (RFC 5246, Section
+// 7.4.4).
+type certificateRequestMsg struct {
+	certificateTypes       []uint8
+	signatureAlgorithms    []uint16
+	certificateAuthorities [][]byte // DER DistinguishedNames
+}
+
+// appendTo appends the CertificateRequest.
+func (m *certificateRequestMsg) appendTo(b []byte) []byte {
+	b, msg := beginMsg(b, typeCertificateRequest)
+	b = appendU8Prefixed(b, m.certificateTypes)
+	b = appendU16List(b, 2, m.signatureAlgorithms)
+	b, list := beginLen(b, 2)
+	for _, ca := range m.certificateAuthorities {
+		b = appendU16Prefixed(b, ca)
+	}
+	b = endLen(b, list, 2)
+	return endMsg(b, msg)
+}
+
+// unmarshal parses a CertificateRequest: certificate_types and
+// supported_signature_algorithms must be non-empty.
+func (m *certificateRequestMsg) unmarshal(data []byte) bool {
+	*m = certificateRequestMsg{}
+	body, ok := readHandshake(data, typeCertificateRequest, maxHandshakeBody)
+	var cas cryptobyte.String
+	if !ok || !readU8List(&body, &m.certificateTypes) ||
+		!readU16List(&body, 2, true, &m.signatureAlgorithms) ||
+		!body.ReadUint16LengthPrefixed(&cas) || !body.Empty() {
+		return false
+	}
+	for !cas.Empty() {
+		var dn cryptobyte.String
+		if !cas.ReadUint16LengthPrefixed(&dn) || dn.Empty() {
+			return false
+		}
+		m.certificateAuthorities = append(m.certificateAuthorities, dn)
+	}
+	return true
+}
+
+// clientKeyExchangeMsg is an ECDHE ClientKeyExchange (RFC 8422, Section
+// 5.7): the client's ephemeral public value. RSA key transport is not
+// supported.
+type clientKeyExchangeMsg struct {
+	publicKey []byte // ECPoint<1..2^8-1>
+}
+
+// appendTo appends the ClientKeyExchange.
+func (m *clientKeyExchangeMsg) appendTo(b []byte) []byte {
+	b, msg := beginMsg(b, typeClientKeyExchange)
+	return endMsg(appendU8Prefixed(b, m.publicKey), msg)
+}
+
+// unmarshal parses a ClientKeyExchange with a non-empty ECPoint.
+func (m *clientKeyExchangeMsg) unmarshal(data []byte) bool {
+	*m = clientKeyExchangeMsg{}
+	body, ok := readHandshake(data, typeClientKeyExchange, maxHandshakeBody)
+	var pub cryptobyte.String
+	if !ok || !body.ReadUint8LengthPrefixed(&pub) || pub.Empty() || !body.Empty() {
+		return false
+	}
+	m.publicKey = pub
+	return true
+}
+
+// newSessionTicketMsg is a TLS 1.2 NewSessionTicket (RFC 5077, Section 3.3).
+type newSessionTicketMsg struct {
+	lifetimeHint uint32 // seconds; 0: unspecified
+	ticket       []byte // empty: the server will not renew
+}
+
+// appendTo appends the NewSessionTicket.
+func (m *newSessionTicketMsg) appendTo(b []byte) []byte {
+	b, msg := beginMsg(b, typeNewSessionTicket)
+	b = appendU32(b, m.lifetimeHint)
+	return endMsg(appendU16Prefixed(b, m.ticket), msg)
+}
+
+// unmarshal parses a NewSessionTicket.
+func (m *newSessionTicketMsg) unmarshal(data []byte) bool {
+	*m = newSessionTicketMsg{}
+	body, ok := readHandshake(data, typeNewSessionTicket, maxHandshakeBody)
+	var ticket cryptobyte.String
+	if !ok || !body.ReadUint32(&m.lifetimeHint) || !body.ReadUint16LengthPrefixed(&ticket) || !body.Empty() {
+		return false
+	}
+	m.ticket = nilIfEmpty(ticket)
+	return true
+}

@@ -97,6 +97,16 @@ var messageRoundTripTests = []struct {
 	{"EndOfEarlyData", &endOfEarlyDataMsg{}},
 	{"KeyUpdate/not-requested", &keyUpdateMsg{}},
 	{"KeyUpdate/requested", &keyUpdateMsg{updateRequested: true}},
+	{"TLS1.2/Certificate/empty", &certificateMsg{}},
+	{"TLS1.2/Certificate/chain", &certificateMsg{certificates: [][]byte{bytesOf(600, 1), bytesOf(1, 2)}}},
+	{"TLS1.2/ServerKeyExchange", &serverKeyExchangeMsg{group: 0x1d, publicKey: bytesOf(32, 1), signatureAlgorithm: 0x0403, signature: bytesOf(71, 2)}},
+	{"TLS1.2/ServerHelloDone", &serverHelloDoneMsg{}},
+	{"TLS1.2/CertificateRequest/no-CAs", &certificateRequestMsg{certificateTypes: []uint8{certTypeRSASign, certTypeECDSASign}, signatureAlgorithms: []uint16{0x0804}}},
+	{"TLS1.2/CertificateRequest/CAs", &certificateRequestMsg{certificateTypes: []uint8{certTypeECDSASign}, signatureAlgorithms: []uint16{0x0403, 0x0401},
+		certificateAuthorities: [][]byte{bytesOf(40, 1)}}},
+	{"TLS1.2/ClientKeyExchange", &clientKeyExchangeMsg{publicKey: bytesOf(65, 4)}},
+	{"TLS1.2/NewSessionTicket", &newSessionTicketMsg{lifetimeHint: 7200, ticket: bytesOf(150, 5)}},
+	{"TLS1.2/NewSessionTicket/empty", &newSessionTicketMsg{}},
 }
 
 // normalise clears the fields unmarshal fills from the encoding itself.
