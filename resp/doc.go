@@ -26,6 +26,9 @@
 //
 //   - Limits.MaxArgs bounds the multibulk count (Redis 7.0 accepts up to
 //     INT_MAX arguments); a larger count is "invalid multibulk length".
+//   - An inline line longer than MaxInline is refused even when its LF is
+//     already there; Redis refuses it only if MaxInline bytes arrive before
+//     the LF, which depends on how the reads were cut.
 //   - Redis scans request lines with strchr, so a NUL byte before the line
 //     end makes it wait for more input forever. Here NUL is an ordinary
 //     byte: a multibulk header holding one is rejected, and inside an inline

@@ -3,13 +3,16 @@ package resp
 import "bytes"
 
 // inline continues an inline command: a line ended by LF, optionally CR LF
-// (networking.c, processInlineBuffer).
+// (networking.c, processInlineBuffer). A line longer than MaxInline is
+// refused whether or not its LF has arrived, so the outcome does not depend
+// on how the bytes were cut.
 func (p *Parser) inline(buf []byte) ([][]byte, int, error) {
 	from := p.scan
+	limit := p.Limits.orDefault().MaxInline
 	i := bytes.IndexByte(buf[from:], '\n')
 	if i < 0 {
 		p.examined += len(buf) - from
-		if len(buf) > p.Limits.orDefault().MaxInline {
+		if len(buf) > limit {
 			return p.fail(ErrTooBigInline)
 		}
 		p.state, p.scan = stInline, len(buf)
@@ -17,6 +20,9 @@ func (p *Parser) inline(buf []byte) ([][]byte, int, error) {
 	}
 	p.examined += i + 1
 	nl := from + i
+	if nl > limit { // as long a line without its LF would have been refused
+		return p.fail(ErrTooBigInline)
+	}
 	end := nl
 	if end > 0 && buf[end-1] == '\r' {
 		end--

@@ -127,6 +127,8 @@ var parseErrorTests = []struct {
 	{in: "*1\r\n$12345678901", lim: Limits{MaxInline: 10}, err: "Protocol error: too big bulk count string"},
 	{in: strings.Repeat("A", 64<<10+1), err: "Protocol error: too big inline request"},
 	{in: "PING 1234567", lim: Limits{MaxInline: 10}, err: "Protocol error: too big inline request"},
+	{in: "PING 12345\r\n", lim: Limits{MaxInline: 10}, err: "Protocol error: too big inline request"},
+	{in: "PING " + strings.Repeat("x", 64<<10) + "\r\n", err: "Protocol error: too big inline request"},
 	{in: "ECHO \"a\r\n", err: "Protocol error: unbalanced quotes in request"},
 	{in: "ECHO 'a\r\n", err: "Protocol error: unbalanced quotes in request"},
 	{in: "ECHO \"a\"x\r\n", err: "Protocol error: unbalanced quotes in request"},
@@ -222,7 +224,7 @@ func TestParseNeedsMoreForEveryStrictPrefix(t *testing.T) {
 
 func TestParseAcceptsCustomLimitsAtTheBoundary(t *testing.T) {
 	lim := Limits{MaxArgs: 3, MaxBulk: 5, MaxInline: 10}
-	for i, in := range []string{mb("SET", "a", "12345"), "*3\r\n$1\r\na\r\n$0\r\n\r\n$5\r\nabcde\r\n", "0123456789" + "01234\r\n"} {
+	for i, in := range []string{mb("SET", "a", "12345"), "*3\r\n$1\r\na\r\n$0\r\n\r\n$5\r\nabcde\r\n", "012345678\r\n", "0123456789\n"} {
 		p := Parser{Limits: lim}
 		if _, n, err := p.Next([]byte(in)); err != nil || n != len(in) {
 			t.Errorf("#%d %q: n=%d err=%v, want accepted", i, in, n, err)
@@ -471,5 +473,49 @@ func TestSplitArgsRewritesOnlyItsLine(t *testing.T) {
 	}
 	if !bytes.Equal(buf[n:], []byte("NEXT")) {
 		t.Fatalf("bytes after the line changed: %q", buf[n:])
+	}
+}
+
+func TestParseRefusesSlowLongLinesWithoutRescan(t *testing.T) {
+	for i, tt := range []struct {
+		in  string
+		err error
+	}{
+		{"*" + strings.Repeat("1", 70000), ErrTooBigMbulkCount},
+		{"*1\r\n$" + strings.Repeat("1", 70000), ErrTooBigBulkCount},
+		{"*2\r\n$1\r\na\r\nX" + strings.Repeat("1", 70000), ErrTooBigBulkCount},
+		{strings.Repeat("A", 70000), ErrTooBigInline},
+	} {
+		var p Parser
+		buf := []byte(tt.in)
+		k := 1
+		var err error
+		for ; k <= len(buf); k++ {
+			if _, _, err = p.Next(buf[:k]); err != nil {
+				break
+			}
+		}
+		start := bytes.LastIndexByte(buf, '\n') + 1 // the line's first byte
+		if err != tt.err || k-start != DefaultLimits.MaxInline+1 {
+			t.Errorf("#%d: err %v after %d line bytes, want %v after %d", i, err, k-start, tt.err, DefaultLimits.MaxInline+1)
+		}
+		if p.examined > k+40 {
+			t.Errorf("#%d: examined %d bytes for %d, want about one pass", i, p.examined, k)
+		}
+	}
+}
+
+func TestParseReleasesHugeArgumentSlices(t *testing.T) {
+	args := make([]string, 5000)
+	for i := range args {
+		args[i] = "x"
+	}
+	var p Parser
+	if got, _, err := p.Next([]byte(mb(args...))); err != nil || len(got) != 5000 {
+		t.Fatalf("len(args)=%d err=%v", len(got), err)
+	}
+	p.Next([]byte(mb("PING")))
+	if cap(p.args) > maxKeptArgs || cap(p.spans) > maxKeptArgs {
+		t.Fatalf("kept cap %d args and %d spans after a small command", cap(p.args), cap(p.spans))
 	}
 }
