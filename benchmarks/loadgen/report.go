@@ -177,7 +177,7 @@ func spreadOf(vs []float64) spread {
 // fmtNum prints v with about four significant digits.
 func fmtNum(v float64) string {
 	switch a := math.Abs(v); {
-	case a >= 1000:
+	case a >= 1000 || v == math.Trunc(v):
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
@@ -202,8 +202,8 @@ func scenarios(rs []*Result) (names []string, by map[string][]*Result) {
 func writeMarkdown(w io.Writer, rs []*Result, labels, pngs []string) {
 	m := rs[0].Meta
 	fmt.Fprintf(w, "# loopkv-bench comparison, %s\n\n", m.Time)
-	fmt.Fprintf(w, "Machine: %s, %d CPUs, GOMAXPROCS %d, %s; commit %s; loopback.\n\n", m.CPU, m.NumCPU,
-		m.GOMAXPROCS, m.GoVersion, cmp.Or(m.Commit, "unknown"))
+	fmt.Fprintf(w, "Machine: %s, %d CPUs; load generator on %d CPU(s), GOMAXPROCS %d, %s; commit %s; loopback.\n\n",
+		m.CPU, m.MachineCPUs, m.NumCPU, m.GOMAXPROCS, m.GoVersion, cmp.Or(m.Commit, "unknown"))
 	fmt.Fprintf(w, "Each cell: median (min–max) over repetitions, run alternately against each target. ")
 	fmt.Fprintf(w, "Server CPU per operation is the main figure; throughput and latency depend on the load generator sharing the machine.\n\n")
 	fmt.Fprintf(w, "| scenario | figure |")

@@ -77,7 +77,7 @@ func TestReportWritesMarkdownTableAndPlots(t *testing.T) {
 	for _, want := range []string{
 		"| scenario | figure | loopkv | redis | loopkv/redis |",
 		"| throughput-p10 | ops/s | 1500000 (1000000–2000000) | 2500000 (2000000–3000000) | 0.60 |",
-		"| throughput-p1 | server CPU µs/op | 3.00 (2.00–4.00) | 5.00 (4.00–6.00) | 0.60 |",
+		"| throughput-p1 | server CPU µs/op | 3 (2–4) | 5 (4–6) | 0.60 |",
 		"| conns | KiB per connection |",
 		"| churn-resumed | server CPU µs/handshake | unavailable: TLS port does not answer |",
 		"| storm-tls | p99 µs during |",

@@ -57,13 +57,14 @@ type StormPhases struct {
 
 // Meta records where and when a result was measured.
 type Meta struct {
-	Time       string `json:"time"`
-	Host       string `json:"host"`
-	CPU        string `json:"cpu"`
-	NumCPU     int    `json:"num_cpu"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	GoVersion  string `json:"go"`
-	Commit     string `json:"commit,omitempty"`
+	Time        string `json:"time"`
+	Host        string `json:"host"`
+	CPU         string `json:"cpu"`
+	NumCPU      int    `json:"num_cpu"` // CPUs this process may run on (its affinity)
+	MachineCPUs int    `json:"machine_cpus"`
+	GOMAXPROCS  int    `json:"gomaxprocs"`
+	GoVersion   string `json:"go"`
+	Commit      string `json:"commit,omitempty"`
 }
 
 // Result is the outcome of one run of one mode against one target. Fields
@@ -110,10 +111,26 @@ type Result struct {
 func NewMeta(commit string) Meta {
 	host, _ := os.Hostname()
 	return Meta{
-		Time: time.Now().UTC().Format(time.RFC3339), Host: host, CPU: cpuModel(),
+		Time: time.Now().UTC().Format(time.RFC3339), Host: host, CPU: cpuModel(), MachineCPUs: machineCPUs(),
 		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		GoVersion: runtime.Version(), Commit: commit,
 	}
+}
+
+// machineCPUs counts the processors in /proc/cpuinfo, whatever this
+// process's affinity.
+func machineCPUs() int {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, _, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "processor" {
+			n++
+		}
+	}
+	return n
 }
 
 func cpuModel() string {

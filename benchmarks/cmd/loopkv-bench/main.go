@@ -9,6 +9,8 @@
 //	loopkv-bench storm [flags]        steady clients' latency while a group churns TLS handshakes
 //	loopkv-bench report -out DIR FILE.jsonl...   Markdown table and PNG plots
 //	loopkv-bench certs -dir DIR       a throwaway CA and server certificate for loopback
+//	loopkv-bench probe [flags]        exit 0 once the server answers PING (-wait bounds it)
+//	loopkv-bench ports N              print N free TCP ports on 127.0.0.1
 //
 // Each run writes its result as one JSON line (to -json, default stdout)
 // and optionally CSV; a human summary and, on long runs, a progress line go
@@ -46,6 +48,10 @@ func main() {
 		err = report(args)
 	case "certs":
 		err = certs(args)
+	case "probe":
+		err = probe(args)
+	case "ports":
+		err = ports(args)
 	default:
 		usage()
 	}
@@ -56,7 +62,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loopkv-bench throughput|conns|churn|storm|report|certs [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loopkv-bench throughput|conns|churn|storm|report|certs|probe|ports [flags] (-h for flags)")
 	os.Exit(2)
 }
 
@@ -369,4 +375,62 @@ func certs(args []string) error {
 		fmt.Println(f.CA, f.Cert, f.Key)
 	}
 	return err
+}
+
+// probe waits until the target answers PING, for scripts starting servers.
+func probe(args []string) error {
+	fs := flag.NewFlagSet("probe", flag.ExitOnError)
+	var c common
+	c.register(fs)
+	wait := fs.Duration("wait", 5*time.Second, "give up after this long")
+	fs.Parse(args)
+	t, err := c.target()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(*wait)
+	for {
+		conn, err := loadgen.Dial(t, nil)
+		if err == nil {
+			conn.Append("PING")
+			err = conn.Do(1)
+			if err == nil && conn.ErrReplies > 0 {
+				err = errors.New(conn.FirstErr)
+			}
+			conn.Close(false)
+			if err == nil {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("probe %s: %v", c.addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// ports prints free loopback TCP ports, all distinct.
+func ports(args []string) error {
+	n := 1
+	if len(args) > 0 {
+		var err error
+		if n, err = strconv.Atoi(args[0]); err != nil {
+			return err
+		}
+	}
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		ls = append(ls, l)
+		fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	}
+	return nil
 }

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# benchmarks/compare.sh — loopkv against redis-server 7 on loopback, run by `make compare`.
+#
+# Builds loopkv and loopkv-bench, starts both servers pinned to one CPU
+# (SERVER_CPU) with the load generator pinned to another (CLIENT_CPU), runs
+# every scenario against each server in alternation (A B A B, REPS times),
+# and writes benchmarks/results/<UTC date>.{jsonl,md} and PNG plots.
+# It stops only the processes it started, by PID. See benchmarks/README.md.
+#
+# Knobs (environment): REPS=3 DURATION=5s STORM_DURATION=9s CONNS=50
+# PIPELINES="1 10 20" MIX=get=8,set=2 RATE=20000 CHURN_WORKERS=4
+# CONN_STEPS=0,1000,5000,10000 SCENARIOS="tput latency conns churn storm"
+# SERVER_CPU=0 CLIENT_CPU=1 OUT=benchmarks/results QUICK=1 (a smoke run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${QUICK:-0}" == 1 ]]; then
+	: "${REPS:=1}" "${DURATION:=1s}" "${STORM_DURATION:=1.5s}" "${CONN_STEPS:=0,100,500}" "${CONNS:=10}"
+	: "${RATE:=5000}" "${PIPELINES:=1 10}"
+fi
+REPS=${REPS:-3}
+DURATION=${DURATION:-5s}
+STORM_DURATION=${STORM_DURATION:-9s}
+CONNS=${CONNS:-50}
+PIPELINES=${PIPELINES:-1 10 20}
+MIX=${MIX:-get=8,set=2}
+RATE=${RATE:-20000}
+CHURN_WORKERS=${CHURN_WORKERS:-4}
+CONN_STEPS=${CONN_STEPS:-0,1000,5000,10000}
+SCENARIOS=${SCENARIOS:-tput latency conns churn storm}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+OUT=${OUT:-benchmarks/results}
+GO=${GO:-go}
+
+log() { echo "compare: $*" >&2; }
+
+# --- processes we start, and only those, are stopped on exit ---------------
+PIDS=()
+WORK=$(mktemp -d)
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- pinning -----------------------------------------------------------------
+PIN_SERVER=() PIN_CLIENT=()
+if command -v taskset >/dev/null && [[ $(nproc) -ge 2 ]]; then
+	PIN_SERVER=(taskset -c "$SERVER_CPU")
+	PIN_CLIENT=(taskset -c "$CLIENT_CPU")
+else
+	log "warning: no taskset or fewer than 2 CPUs; running unpinned"
+fi
+# Both servers and the client need a descriptor per connection.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# --- build -------------------------------------------------------------------
+mkdir -p bin "$OUT"
+$GO build -o bin/loopkv-bench ./benchmarks/cmd/loopkv-bench
+BENCH=bin/loopkv-bench
+LOOPKV_OK=1
+if ! $GO build -o bin/loopkv ./cmd/loopkv; then
+	LOOPKV_OK=0
+	LOOPKV_WHY="loopkv did not build"
+	log "warning: $LOOPKV_WHY; its rows will be marked unavailable"
+fi
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+	COMMIT="$COMMIT-dirty"
+fi
+$BENCH certs -dir "$WORK" >/dev/null
+CA="$WORK/ca.pem" CERT="$WORK/server.pem" KEY="$WORK/server-key.pem"
+mapfile -t ports < <($BENCH ports 4)
+REDIS_PORT=${ports[0]} REDIS_TLS_PORT=${ports[1]} LOOPKV_PORT=${ports[2]} LOOPKV_TLS_PORT=${ports[3]}
+
+# --- servers -----------------------------------------------------------------
+REDIS_PID=0 LOOPKV_PID=0 REDIS_TLS=1 LOOPKV_TLS=1 REDIS_OK=1
+redis-server --version >/dev/null
+"${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
+	--maxclients 11000 --dir "$WORK" --tls-port "$REDIS_TLS_PORT" --tls-cert-file "$CERT" \
+	--tls-key-file "$KEY" --tls-ca-cert-file "$CA" --tls-auth-clients no >"$WORK/redis.log" 2>&1 &
+REDIS_PID=$!
+PIDS+=("$REDIS_PID")
+if ! $BENCH probe -addr "127.0.0.1:$REDIS_PORT" -wait 10s; then
+	REDIS_OK=0
+	log "warning: redis-server did not start:"; tail -5 "$WORK/redis.log" >&2
+fi
+$BENCH probe -addr "127.0.0.1:$REDIS_TLS_PORT" -tls -tls-ca "$CA" -wait 5s || REDIS_TLS=0
+
+if [[ $LOOPKV_OK == 1 ]]; then
+	help=$(bin/loopkv --help 2>&1 || true)
+	tlsargs=(--tls-port "$LOOPKV_TLS_PORT")
+	if grep -q -- 'tls-cert-file' <<<"$help"; then
+		tlsargs+=(--tls-cert-file "$CERT" --tls-key-file "$KEY")
+	elif grep -q -- 'dev-tls-dir' <<<"$help"; then
+		# The development TLS directory takes existing files as they are.
+		mkdir -p "$WORK/loopkv-tls"
+		cp "$CA" "$WORK/loopkv-tls/ca.crt"; cp "$CERT" "$WORK/loopkv-tls/server.crt"
+		cp "$KEY" "$WORK/loopkv-tls/server.key"
+		tlsargs+=(--dev-tls-dir "$WORK/loopkv-tls")
+	fi
+	"${PIN_SERVER[@]}" bin/loopkv --bind 127.0.0.1 --port "$LOOPKV_PORT" --maxclients 11000 "${tlsargs[@]}" \
+		>"$WORK/loopkv.log" 2>&1 &
+	LOOPKV_PID=$!
+	PIDS+=("$LOOPKV_PID")
+	if ! $BENCH probe -addr "127.0.0.1:$LOOPKV_PORT" -wait 10s; then
+		LOOPKV_OK=0 LOOPKV_WHY="loopkv did not answer on its port"
+		log "warning: $LOOPKV_WHY:"; tail -5 "$WORK/loopkv.log" >&2
+	fi
+	$BENCH probe -addr "127.0.0.1:$LOOPKV_TLS_PORT" -tls -tls-ca "$CA" -wait 3s 2>/dev/null || {
+		LOOPKV_TLS=0; log "loopkv's TLS port does not answer: TLS rows marked unavailable"; }
+fi
+
+# --- scenarios -----------------------------------------------------------------
+STEM=$(date -u +%Y-%m-%dT%H%MZ)
+RESULTS="$OUT/$STEM.jsonl"
+: >"$RESULTS"
+
+# run TARGET REP SCENARIO TLS MODE ARGS...: one measurement, appended to RESULTS.
+run() {
+	local target=$1 rep=$2 scenario=$3 tls=$4 mode=$5
+	shift 5
+	local port tport pid ok tok why
+	if [[ $target == loopkv ]]; then
+		port=$LOOPKV_PORT tport=$LOOPKV_TLS_PORT pid=$LOOPKV_PID ok=$LOOPKV_OK tok=$LOOPKV_TLS why=${LOOPKV_WHY:-}
+	else
+		port=$REDIS_PORT tport=$REDIS_TLS_PORT pid=$REDIS_PID ok=$REDIS_OK tok=$REDIS_TLS why="redis-server did not start"
+	fi
+	local args=(-label "$target" -scenario "$scenario" -rep "$rep" -commit "$COMMIT" -json "$RESULTS"
+		-pid "$pid" -tls-ca "$CA")
+	if [[ $tls == 1 ]]; then
+		args+=(-addr "127.0.0.1:$tport" -tls)
+		[[ $tok == 1 ]] || why=${why:-"TLS port does not answer"}
+		[[ $tok == 1 && $ok == 1 ]] || ok=0
+	else
+		args+=(-addr "127.0.0.1:$port")
+	fi
+	if [[ $ok != 1 ]]; then
+		args+=(-unavailable "${why:-TLS port does not answer}")
+	fi
+	log "rep $rep $target $scenario"
+	"${PIN_CLIENT[@]}" "$BENCH" "$mode" "${args[@]}" "$@" || log "warning: $target $scenario failed (recorded)"
+}
+
+# both REP SCENARIO TLS MODE ARGS...: the scenario against each server in turn.
+both() {
+	local t
+	for t in loopkv redis; do
+		run "$t" "$@"
+	done
+}
+
+for rep in $(seq 1 "$REPS"); do
+	for s in $SCENARIOS; do
+		case $s in
+		tput)
+			for tls in 0 1; do
+				for p in $PIPELINES; do
+					sc=tput-$([[ $tls == 1 ]] && echo tls || echo plain)-p$p
+					both "$rep" "$sc" "$tls" throughput -conns "$CONNS" -pipeline "$p" -mix "$MIX" \
+						-duration "$DURATION" -progress=false
+				done
+			done ;;
+		latency)
+			for tls in 0 1; do
+				sc=latency-$([[ $tls == 1 ]] && echo tls || echo plain)-rate$RATE
+				both "$rep" "$sc" "$tls" throughput -conns 10 -pipeline 1 -mix "$MIX" -rate "$RATE" \
+					-duration "$DURATION" -progress=false
+			done ;;
+		conns)
+			for tls in 0 1; do
+				both "$rep" "conns-$([[ $tls == 1 ]] && echo tls || echo plain)" "$tls" conns \
+					-steps "$CONN_STEPS" -progress=false
+			done ;;
+		churn)
+			both "$rep" churn-tcp 0 churn -workers "$CHURN_WORKERS" -duration "$DURATION" -progress=false
+			both "$rep" churn-tls-full 1 churn -workers "$CHURN_WORKERS" -duration "$DURATION" -progress=false
+			both "$rep" churn-tls-resumed 1 churn -workers "$CHURN_WORKERS" -duration "$DURATION" -resume \
+				-progress=false ;;
+		storm)
+			both "$rep" storm-tls 1 storm -conns 10 -pipeline 1 -mix "$MIX" -rate $((RATE / 2)) \
+				-duration "$STORM_DURATION" -storm-workers "$CHURN_WORKERS" -progress=false ;;
+		*)
+			log "unknown scenario $s (tput latency conns churn storm)"; exit 2 ;;
+		esac
+	done
+done
+
+"$BENCH" report -out "$OUT" -stem "$STEM" "$RESULTS"
+log "results: $OUT/$STEM.md"
