@@ -43,7 +43,7 @@ func newAllocServer(t testing.TB, setup []string) (*Server, *client, []byte) {
 	cl := &client{proto: 2}
 	scratch := make([]byte, 64)
 	for _, line := range setup {
-		s.execute(cl, encodeCommand(splitArgs(t, line)), nil, allocNow, scratch)
+		s.execute(cl, diffEncode(diffSplit(t, line)), nil, allocNow, scratch)
 	}
 	return s, cl, scratch
 }
@@ -79,7 +79,7 @@ func TestHotCommandsDoNotAllocateThroughExecute(t *testing.T) {
 		s, cl, scratch := newAllocServer(t, tt.setup)
 		var in []byte
 		for i := 0; i < 16; i++ {
-			in = append(in, encodeCommand(tt.cmd)...)
+			in = append(in, diffEncode(tt.cmd)...)
 		}
 		out := make([]byte, 0, 16<<10)
 		s.execute(cl, in, out, allocNow, scratch) // warm up the parser
@@ -100,7 +100,7 @@ func BenchmarkExecute(b *testing.B) {
 		b.Run(tt.name, func(b *testing.B) {
 			s, cl, scratch := newAllocServer(b, tt.setup)
 			out := make([]byte, 0, 4096)
-			in := encodeCommand(tt.cmd)
+			in := diffEncode(tt.cmd)
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"sort"
@@ -21,6 +22,11 @@ import (
 //
 //	"~ "  the reply is an integer that may differ by up to 1000 (PTTL)
 //	"S "  the reply's arrays are compared as sorted multisets (KEYS, SCAN)
+//
+// and two directives change the connection on both sides without comparing:
+//
+//	"#db N"     SELECT N on redis, client.db = N here
+//	"#proto 3"  HELLO 3 on redis, client.proto = 3 here
 
 // redisRef is a reference redis-server and one connection to it.
 type redisRef struct {
@@ -28,8 +34,8 @@ type redisRef struct {
 	r    *bufio.Reader
 }
 
-// startRedis starts redis-server on a free loopback port; t.Cleanup stops it.
-func startRedis(t *testing.T) *redisRef {
+// startDiffRedis starts redis-server on a free loopback port; t.Cleanup stops it.
+func startDiffRedis(t *testing.T) *redisRef {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -68,17 +74,17 @@ func startRedis(t *testing.T) *redisRef {
 func (rr *redisRef) do(t *testing.T, args []string) []byte {
 	t.Helper()
 	rr.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := rr.conn.Write(encodeCommand(args)); err != nil {
+	if _, err := rr.conn.Write(diffEncode(args)); err != nil {
 		t.Fatal(err)
 	}
 	var raw []byte
-	if err := readReply(rr.r, &raw); err != nil {
+	if err := diffReadReply(rr.r, &raw); err != nil {
 		t.Fatalf("reading redis reply to %q: %v", args, err)
 	}
 	return raw
 }
 
-func encodeCommand(args []string) []byte {
+func diffEncode(args []string) []byte {
 	b := fmt.Appendf(nil, "*%d\r\n", len(args))
 	for _, a := range args {
 		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(a), a)
@@ -86,8 +92,8 @@ func encodeCommand(args []string) []byte {
 	return b
 }
 
-// readReply appends one complete RESP2 reply from r to raw.
-func readReply(r *bufio.Reader, raw *[]byte) error {
+// diffReadReply appends one complete RESP2 or RESP3 reply from r to raw.
+func diffReadReply(r *bufio.Reader, raw *[]byte) error {
 	line, err := r.ReadBytes('\n')
 	if err != nil {
 		return err
@@ -95,35 +101,26 @@ func readReply(r *bufio.Reader, raw *[]byte) error {
 	*raw = append(*raw, line...)
 	n, _ := strconv.Atoi(string(bytes.TrimRight(line[1:], "\r\n")))
 	switch line[0] {
-	case '$':
+	case '$', '=', '!':
 		if n < 0 {
 			return nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := io_ReadFull(r, buf); err != nil {
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return err
 		}
 		*raw = append(*raw, buf...)
-	case '*':
+	case '*', '~', '>', '%':
+		if line[0] == '%' {
+			n *= 2
+		}
 		for i := 0; i < n; i++ {
-			if err := readReply(r, raw); err != nil {
+			if err := diffReadReply(r, raw); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func io_ReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // node is a parsed reply, for the normalising comparisons.
@@ -133,7 +130,7 @@ type node struct {
 	kids []node
 }
 
-func parseNode(b []byte) (node, []byte) {
+func diffParseNode(b []byte) (node, []byte) {
 	i := bytes.Index(b, []byte("\r\n"))
 	nd := node{head: string(b[:i])}
 	b = b[i+2:]
@@ -146,7 +143,7 @@ func parseNode(b []byte) (node, []byte) {
 	case '*':
 		for j := 0; j < n; j++ {
 			var k node
-			k, b = parseNode(b)
+			k, b = diffParseNode(b)
 			nd.kids = append(nd.kids, k)
 		}
 	}
@@ -165,9 +162,9 @@ func (nd node) sorted() string {
 	return nd.head + "[" + strings.Join(ks, ",") + "]"
 }
 
-// splitArgs splits a command line on spaces; a "quoted" Go string is one
+// diffSplit splits a command line on spaces; a "quoted" Go string is one
 // argument (so "" is the empty argument).
-func splitArgs(t testing.TB, line string) []string {
+func diffSplit(t testing.TB, line string) []string {
 	var args []string
 	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
 		if line[0] == '"' {
@@ -202,7 +199,7 @@ func newOurServer() *ourServer {
 
 func (o *ourServer) do(t *testing.T, args []string) []byte {
 	t.Helper()
-	in := encodeCommand(args)
+	in := diffEncode(args)
 	n, out, _ := o.s.execute(o.cl, in, nil, time.Now().UnixMilli(), make([]byte, 64))
 	if n != len(in) {
 		t.Fatalf("execute consumed %d of %d bytes of %q", n, len(in), args)
@@ -212,17 +209,30 @@ func (o *ourServer) do(t *testing.T, args []string) []byte {
 
 // runDiff runs each case on both servers after a FLUSHALL.
 func runDiff(t *testing.T, cases []diffCase) {
-	ref := startRedis(t)
+	ref := startDiffRedis(t)
 	ours := newOurServer()
 	for _, c := range cases {
 		ref.do(t, []string{"FLUSHALL"})
 		ours.do(t, []string{"FLUSHALL"})
+		ref.do(t, []string{"SELECT", "0"})
+		ref.do(t, []string{"HELLO", "2"})
+		ours.cl.db, ours.cl.proto = 0, 2
 		for i, line := range c.cmds {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "#db" {
+				ref.do(t, []string{"SELECT", f[1]})
+				ours.cl.db, _ = strconv.Atoi(f[1])
+				continue
+			}
+			if line == "#proto 3" {
+				ref.do(t, []string{"HELLO", "3"})
+				ours.cl.proto = 3
+				continue
+			}
 			mode := ""
 			if strings.HasPrefix(line, "~ ") || strings.HasPrefix(line, "S ") {
 				mode, line = line[:1], line[2:]
 			}
-			args := splitArgs(t, line)
+			args := diffSplit(t, line)
 			want := ref.do(t, args)
 			got := ours.do(t, args)
 			if !sameReply(mode, got, want) {
@@ -245,8 +255,8 @@ func sameReply(mode string, got, want []byte) bool {
 		if len(got) == 0 || len(want) == 0 {
 			return bytes.Equal(got, want)
 		}
-		gn, _ := parseNode(got)
-		wn, _ := parseNode(want)
+		gn, _ := diffParseNode(got)
+		wn, _ := diffParseNode(want)
 		return gn.sorted() == wn.sorted()
 	}
 	return bytes.Equal(got, want)
@@ -347,6 +357,27 @@ var stringDiffCases = []diffCase{
 }
 
 var keyDiffCases = []diffCase{
+	{"multiple-databases", []string{
+		"SET k db0", "#db 5", "GET k", "SET k db5", "DBSIZE", "#db 0", "GET k", "COPY k k DB 5", "COPY k k DB 5 REPLACE",
+		"#db 5", "GET k", "RANDOMKEY", "FLUSHDB", "DBSIZE", "#db 0", "DBSIZE", "COPY k j DB 15", "#db 15", "GET j",
+		"RENAME j i", "S KEYS *", "#db 0", "FLUSHALL", "#db 15", "DBSIZE",
+	}},
+	{"resp3-replies", []string{
+		"#proto 3", "RANDOMKEY", "GET missing", "SET k v", "RANDOMKEY", "GET k", "SET k v NX", "SET k v NX GET", "SET n v XX GET", "MGET k missing",
+		"GETEX missing", "GETDEL missing", "GETSET missing v", "INCRBYFLOAT f 1.5", "EXISTS k",
+		"TYPE k", "SCAN 0 COUNT 1000 MATCH k", "GETRANGE missing 0 1", "FLUSHDB", "RANDOMKEY",
+	}},
+	{"expired-keys-vanish", []string{
+		"SET k v PXAT 1", "DBSIZE", "GET k", "DBSIZE", "SET k v EXAT 1", "EXISTS k", "SET k v PX 1", "SET j v",
+		"MSET a 1 b 2", "EXPIREAT a 1", "MGET a b", "DBSIZE", "SET t v PXAT 1", "TTL t", "SET t v PXAT 1", "TYPE t",
+		"SET t v PXAT 1", "RENAME t u", "SET t v PXAT 1", "COPY t u", "SET t v PXAT 1", "INCR t", "SET t v PXAT 1", "APPEND t x",
+		"GET t", "SET t v PXAT 1", "SET t w XX", "SET t v PXAT 1", "SETNX t w", "GET t",
+	}},
+	{"binary-and-odd-keys", []string{
+		"SET \"\" empty-key", "GET \"\"", "SET \"a\\x00b\" nul", "GET \"a\\x00b\"", "GET a", "SET \"\\r\\n\" crlf",
+		"GET \"\\r\\n\"", "SET \"\\xff\\xfe\" high", "S KEYS *", "STRLEN \"\\xff\\xfe\"", "DEL \"\" \"a\\x00b\"", "DBSIZE",
+		"SET k \"a\\x00b\\r\\nc\"", "GET k", "APPEND k \"\\x00\"", "GETRANGE k 1 3", "SETRANGE k 1 \"\\x00\\x00\"", "GET k",
+	}},
 	{"del-exists-touch-unlink", []string{
 		"MSET a 1 b 2 c 3", "DEL a b c", "DEL a b c", "MSET a 1 b 2", "DEL a x a", "EXISTS b", "EXISTS b b missing b",
 		"TOUCH b missing b", "UNLINK b c", "EXISTS b", "TOUCH", "DEL", "EXISTS",
@@ -366,7 +397,7 @@ var keyDiffCases = []diffCase{
 		"SET k v", "EXPIRE k 100 XX", "TTL k", "EXPIRE k 100 NX", "TTL k", "EXPIRE k 200 NX", "TTL k", "EXPIRE k 200 XX", "TTL k",
 		"EXPIRE k 100 GT", "TTL k", "EXPIRE k 300 GT", "TTL k", "EXPIRE k 400 LT", "TTL k", "EXPIRE k 150 LT", "TTL k",
 		"PERSIST k", "EXPIRE k 100 GT", "TTL k", "EXPIRE k 100 LT", "TTL k", "PERSIST k", "EXPIRE k 100 lt", "TTL k",
-		"EXPIRE k 100 NX XX", "EXPIRE k 100 NX GT", "EXPIRE k 100 GT LT", "EXPIRE k 100 XX GT", "TTL k", "EXPIRE k 100 FOO",
+		"EXPIRE k 100 NX XX", "EXPIRE k 100 NX GT", "EXPIRE k 100 GT LT", "EXPIRE k 50 XX GT", "TTL k", "EXPIRE k 500 XX GT", "TTL k", "EXPIRE k 100 FOO",
 		"EXPIRE k abc FOO", "EXPIRE k 100 nx NX", "EXPIRE missing 100 XX", "EXPIRE k -1 GT", "EXISTS k", "SET k v",
 		"EXPIRE k -1 NX", "EXISTS k", "SET k v EX 100", "EXPIRE k -1 LT", "EXISTS k", "SET k v EX 100", "EXPIRE k -1 XX",
 		"EXISTS k", "SET k v EX 100", "PEXPIRE k 1000000 GT", "TTL k", "EXPIREAT k 4102444800 LT", "TTL k",
