@@ -11,7 +11,8 @@ type Parser struct {
 
 	// Resume state of a partial command, kept as offsets from the start of
 	// the command because the caller may move its bytes between calls.
-	// 0 <= pos <= seen and pos <= scan <= seen.
+	// 0 <= pos <= seen; scan <= seen, and scan >= pos while the line at
+	// pos is incomplete (a stale scan < pos is raised to pos before use).
 	state uint8  // stIdle, stCount, stArgs or stInline
 	left  int    // multibulk elements still to read (stArgs)
 	pos   int    // offset of the next unread header line or bulk payload
@@ -83,10 +84,13 @@ func (p *Parser) Next(buf []byte) (args [][]byte, n int, err error) {
 	}
 }
 
-// Reset forgets any partial command and any error.
+// Reset forgets any partial command and any error, and drops the
+// references the Parser holds into the caller's buffer: call it when a
+// connection goes idle and its buffer is released.
 func (p *Parser) Reset() {
 	p.restart()
 	p.err = nil
+	clear(p.args[:cap(p.args)])
 	p.args = p.args[:0]
 }
 
@@ -180,7 +184,7 @@ func (p *Parser) multibulk(buf []byte) ([][]byte, int, error) {
 			}
 			bulk = n
 		}
-		if int64(len(buf)-pos) < bulk+2 {
+		if int64(len(buf)-pos)-2 < bulk { // written so a huge custom MaxBulk cannot overflow
 			p.pos, p.scan, p.bulk, p.left, p.spans = pos, pos, bulk, left, spans
 			return nil, 0, nil
 		}

@@ -519,3 +519,22 @@ func TestParseReleasesHugeArgumentSlices(t *testing.T) {
 		t.Fatalf("kept cap %d args and %d spans after a small command", cap(p.args), cap(p.spans))
 	}
 }
+
+func TestParseResetDropsBufferReferences(t *testing.T) {
+	var p Parser
+	p.Next([]byte(mb("SET", "a", "b")))
+	p.Reset()
+	for i, a := range p.args[:cap(p.args)] {
+		if a != nil {
+			t.Errorf("args[%d] still references %q after Reset", i, a)
+		}
+	}
+}
+
+func TestParseWaitsForHugeBulkUnderHugeLimit(t *testing.T) {
+	p := Parser{Limits: Limits{MaxBulk: 1<<63 - 1}}
+	in := []byte("*1\r\n$9223372036854775807\r\nabc")
+	if args, n, err := p.Next(in); args != nil || n != 0 || err != nil {
+		t.Fatalf("args=%q n=%d err=%v, want need-more", args, n, err)
+	}
+}
