@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -78,6 +79,7 @@ type churnWorker struct {
 	resumed    int64
 	errReplies int64
 	firstErr   string
+	tlsInfo    string // of the latest handshake
 	err        error
 }
 
@@ -113,6 +115,7 @@ func (w *churnWorker) cycle(t Target) (resumed bool, err error) {
 	if err := c.Do(1); err != nil {
 		return false, err
 	}
+	w.tlsInfo = c.TLSInfo
 	w.errReplies += c.ErrReplies
 	if w.firstErr == "" {
 		w.firstErr = c.FirstErr
@@ -159,6 +162,7 @@ func (cs *churners) fold(r *Result) error {
 		if r.FirstError == "" {
 			r.FirstError = w.firstErr
 		}
+		r.TLSInfo = cmp.Or(r.TLSInfo, w.tlsInfo)
 		if w.err != nil && err == nil {
 			err = fmt.Errorf("loadgen: churn against %s: %w", cs.target.Addr, w.err)
 		}

@@ -27,6 +27,7 @@ type Conn struct {
 	in      []byte // read buffer; in[r:w] is unread
 	r, w    int    // 0 <= r <= w <= len(in)
 	Resumed bool   // the TLS handshake resumed a session
+	TLSInfo string // negotiated version, cipher suite and group; "" for plaintext
 
 	ErrReplies int64  // error replies (-ERR …) read so far
 	FirstErr   string // the text of the first error reply
@@ -52,7 +53,9 @@ func Dial(t Target, cfg *tls.Config) (*Conn, error) {
 			return nil, fmt.Errorf("loadgen: tls handshake with %s: %w", t.Addr, err)
 		}
 		tc.SetDeadline(time.Time{})
-		c.Resumed = tc.ConnectionState().DidResume
+		cs := tc.ConnectionState()
+		c.Resumed = cs.DidResume
+		c.TLSInfo = tls.VersionName(cs.Version) + " " + tls.CipherSuiteName(cs.CipherSuite) + " " + cs.CurveID.String()
 		c.nc = tc
 	}
 	return c, nil

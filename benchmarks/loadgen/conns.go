@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -62,6 +63,7 @@ func RunConns(cfg ConnsConfig) (*Result, error) {
 	}
 	for _, c := range conns {
 		r.addErrors(c)
+		r.TLSInfo = cmp.Or(r.TLSInfo, c.TLSInfo)
 	}
 	r.Ops = int64(len(conns))
 	r.Seconds = time.Since(t0).Seconds()

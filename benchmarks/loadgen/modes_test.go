@@ -20,6 +20,9 @@ func checkResult(t *testing.T, r *Result, err error) {
 	if r.Seconds <= 0 {
 		t.Errorf("seconds = %v, want > 0", r.Seconds)
 	}
+	if r.TLS != (r.TLSInfo != "") {
+		t.Errorf("TLS %v but negotiated %q", r.TLS, r.TLSInfo)
+	}
 	var jl bytes.Buffer
 	if err := WriteJSONLines(&jl, r); err != nil {
 		t.Fatal(err)

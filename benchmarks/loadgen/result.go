@@ -77,6 +77,7 @@ type Result struct {
 	Rep      int    `json:"rep"`
 	Addr     string `json:"addr"`
 	TLS      bool   `json:"tls"`
+	TLSInfo  string `json:"tls_info,omitempty"` // negotiated version, cipher suite, group
 	// Unavailable, when set, says why the target could not run the scenario.
 	Unavailable string `json:"unavailable,omitempty"`
 

@@ -217,6 +217,9 @@ func (s *steady) wait() *Result {
 		Conns: cfg.Conns, Pipeline: cfg.Pipeline, Rate: cfg.Rate, Mix: cfg.Mix.String(),
 		Seconds: elapsed.Seconds(), ServerCPU: seconds(serverCPU), ClientCPU: clientCPU.Seconds(),
 	}
+	if len(s.workers) > 0 {
+		r.TLSInfo = s.workers[0].conn.TLSInfo
+	}
 	all := NewHistogram()
 	for _, w := range s.workers {
 		for p := range w.hist {

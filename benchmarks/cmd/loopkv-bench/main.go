@@ -69,6 +69,7 @@ func usage() {
 // common holds the flags every measuring mode takes.
 type common struct {
 	addr, ca, serverName, tlsVersion string
+	groups                           string
 	tlsOn, insecure                  bool
 	pid                              int
 	label, scenario, commit          string
@@ -85,6 +86,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.insecure, "tls-insecure", false, "skip certificate verification")
 	fs.StringVar(&c.serverName, "tls-server-name", "", "SNI and verification name (default: the host of -addr)")
 	fs.StringVar(&c.tlsVersion, "tls-version", "", "pin the TLS version: 1.2 or 1.3 (default: negotiate)")
+	fs.StringVar(&c.groups, "tls-groups", "", "offer only these key exchange groups, in order: x25519, p256, p384, x25519mlkem768 (default: Go's)")
 	fs.IntVar(&c.pid, "pid", 0, "server `pid`: measure its CPU (utime+stime), RSS and threads from /proc")
 	fs.StringVar(&c.label, "label", "", "target name recorded in the result (loopkv, redis)")
 	fs.StringVar(&c.scenario, "scenario", "", "scenario name recorded in the result (the report's row)")
@@ -115,7 +117,23 @@ func (c *common) tlsConfig(on bool) (*tls.Config, error) {
 	default:
 		return nil, fmt.Errorf("-tls-version %q: want 1.2 or 1.3", c.tlsVersion)
 	}
-	return loadgen.ClientTLS(c.ca, name, c.insecure, v, v)
+	cfg, err := loadgen.ClientTLS(c.ca, name, c.insecure, v, v)
+	if err != nil || c.groups == "" {
+		return cfg, err
+	}
+	for _, g := range strings.Split(c.groups, ",") {
+		id, ok := groupIDs[strings.ToLower(strings.TrimSpace(g))]
+		if !ok {
+			return nil, fmt.Errorf("-tls-groups: unknown group %q", g)
+		}
+		cfg.CurvePreferences = append(cfg.CurvePreferences, id)
+	}
+	return cfg, nil
+}
+
+var groupIDs = map[string]tls.CurveID{
+	"x25519": tls.X25519, "p256": tls.CurveP256, "p384": tls.CurveP384, "p521": tls.CurveP521,
+	"x25519mlkem768": tls.X25519MLKEM768,
 }
 
 func (c *common) target() (loadgen.Target, error) {
@@ -302,6 +320,9 @@ func summary(w io.Writer, r *loadgen.Result) {
 		name = r.Mode
 	}
 	fmt.Fprintf(w, "%s: %s %.1fs", name, r.Addr, r.Seconds)
+	if r.TLSInfo != "" {
+		fmt.Fprintf(w, " [%s]", r.TLSInfo)
+	}
 	if r.Unavailable != "" {
 		fmt.Fprintf(w, " UNAVAILABLE (%s)", r.Unavailable)
 	}
