@@ -37,7 +37,13 @@ func parseLongDouble(b []byte) (f *big.Float, inf, ok bool) {
 	}
 	f = new(big.Float).SetPrec(ldPrec)
 	if len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		v, err := strconv.ParseFloat(s, 64) // hexadecimal floats: exact in float64 for typical inputs
+		// Hexadecimal floats: exact in float64 for typical inputs; strtold
+		// makes the binary exponent optional, Go does not.
+		hex := s
+		if !strings.ContainsAny(hex, "pP") {
+			hex += "p0"
+		}
+		v, err := strconv.ParseFloat(hex, 64)
 		if err != nil {
 			return nil, false, false
 		}
