@@ -138,3 +138,50 @@ func TestSplitArgsMatchesRedisServer(t *testing.T) {
 		}
 	}
 }
+
+// TestReadReplySplitsRedisServerReplies reads RESP3 and RESP2 replies of
+// every kind redis-server sends and checks each one's decoded kind.
+func TestReadReplySplitsRedisServerReplies(t *testing.T) {
+	addr := startRedis(t)
+	var in []byte
+	var want []string
+	add := func(kind string, args ...string) {
+		in = append(in, mb(args...)...)
+		want = append(want, kind)
+	}
+	add("%", "HELLO", "3")
+	add(":", "ZADD", "z", "1.5", "a", "2", "b")
+	add(",", "ZSCORE", "z", "a")
+	add("*", "ZRANGE", "z", "0", "-1", "WITHSCORES")
+	add(":", "HSET", "h", "f", "v", "g", "w")
+	add("%", "HGETALL", "h")
+	add(":", "SADD", "s", "x", "y")
+	add("~", "SMEMBERS", "s")
+	add("_", "GET", "missing")
+	add("=", "INFO", "server")
+	add("-", "NOSUCHCOMMAND")
+	add("+", "PING")
+	add("$", "ECHO", "a\r\nb")
+	add("*", "HELLO", "2")
+	add("$", "GET", "missing")
+	add("$", "ZSCORE", "z", "b")
+	add("*", "HGETALL", "h")
+	vals := exchange(t, addr, in, len(want))
+	if len(vals) != len(want) {
+		t.Fatalf("%d replies, want %d: %v", len(vals), len(want), vals)
+	}
+	for i, v := range vals {
+		if string(v.Kind) != want[i] {
+			t.Errorf("#%d: %.80s, want kind %s", i, v, want[i])
+		}
+	}
+	if v := vals[2]; v.Float != 1.5 {
+		t.Errorf("ZSCORE: %v, want 1.5", v)
+	}
+	if v := vals[5]; len(v.Elems) != 4 {
+		t.Errorf("HGETALL in RESP3: %v, want 2 pairs", v)
+	}
+	if v := vals[14]; !v.Null {
+		t.Errorf("GET missing in RESP2: %v, want $null", v)
+	}
+}

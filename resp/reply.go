@@ -22,6 +22,44 @@ type Value struct {
 	Attrs []Value // keys and values of a | attribute that preceded the reply
 }
 
+// String renders v compactly for test messages: +"OK", -"ERR x", :1, $"v",
+// $null, ,1.5, #1, =txt:"v", *[:1 $"x"], with attributes first as |k v|.
+func (v Value) String() string {
+	var b []byte
+	if len(v.Attrs) > 0 {
+		b = append(b, '|')
+		for i, a := range v.Attrs {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, a.String()...)
+		}
+		b = append(b, "| "...)
+	}
+	switch {
+	case v.Null:
+		b = append(append(b, v.Kind), "null"...)
+	case v.Kind == ':' || v.Kind == '#':
+		b = strconv.AppendInt(append(b, v.Kind), v.Int, 10)
+	case v.Kind == ',':
+		b = append(append(b, ','), v.Str...)
+	case v.Kind == '=':
+		b = strconv.AppendQuote(append(append(b, '='), v.Fmt+":"...), string(v.Str))
+	case bytes.IndexByte([]byte("*%~>"), v.Kind) >= 0:
+		b = append(b, v.Kind, '[')
+		for i, e := range v.Elems {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, e.String()...)
+		}
+		b = append(b, ']')
+	default:
+		b = strconv.AppendQuote(append(b, v.Kind), string(v.Str))
+	}
+	return string(b)
+}
+
 // ReadReply returns the length of the first complete RESP2 or RESP3 reply at
 // the front of buf, nested aggregates and attributes included. n == 0 &&
 // err == nil means the reply is incomplete. It does not allocate. RESP3
