@@ -42,7 +42,8 @@ type Config struct {
 	TicketLifetime time.Duration
 	// Rand defaults to crypto/rand.Reader.
 	Rand io.Reader
-	// Now defaults to time.Now; it is called only during handshakes.
+	// Now defaults to time.Now; it is called only during handshakes and
+	// when a KeyUpdate arrives, never per record.
 	Now func() time.Time
 	// KeyLog receives NSS key log lines; for debugging only.
 	KeyLog io.Writer
@@ -124,11 +125,12 @@ const (
 
 // Limits.
 const (
-	maxHandshakeMsg       = 64 << 10  // any handshake message but a client Certificate
-	maxCertificateMsg     = 256 << 10 // client Certificate
-	maxUselessRecords     = 16        // consecutive empty/CCS/warning/KeyUpdate records
-	maxEarlyDataSkip      = 1 << 16   // bytes of refused early data skipped (RFC 8446, Section 4.2.10)
-	keyUpdateAfterRecords = 1 << 23   // send our own KeyUpdate before the AEAD limits (Section 5.5)
+	maxHandshakeMsg        = 64 << 10  // any handshake message but a client Certificate
+	maxCertificateMsg      = 256 << 10 // client Certificate
+	maxUselessRecords      = 16        // consecutive empty/CCS/warning/KeyUpdate records
+	maxEarlyDataSkip       = 1 << 16   // bytes of refused early data skipped (RFC 8446, Section 4.2.10)
+	keyUpdateAfterRecords  = 1 << 23   // send our own KeyUpdate before the AEAD limits (Section 5.5)
+	maxKeyUpdatesPerSecond = 8         // received KeyUpdates allowed per second of Config.Now
 )
 
 // ConnectionState describes a connection after (or during) the handshake.
@@ -167,9 +169,11 @@ type Engine struct {
 	more      bool // Read stopped with complete records left in its input
 	useless   int  // consecutive records that carried nothing; <= maxUselessRecords
 	kuBuf     [5]byte
-	kuLen     int // bytes of a post-handshake handshake message split across records
-	sendLimit int // max plaintext per record we send (record_size_limit - 1)
-	recvLimit int // max plaintext per record we accept
+	kuSecond  int64 // Config.Now second of the last received KeyUpdate
+	kuCount   int   // KeyUpdates received in kuSecond; <= maxKeyUpdatesPerSecond
+	kuLen     int   // bytes of a post-handshake handshake message split across records
+	sendLimit int   // max plaintext per record we send (record_size_limit - 1)
+	recvLimit int   // max plaintext per record we accept
 	state     ConnectionState
 }
 
@@ -261,9 +265,7 @@ func (e *Engine) AppendOutput(dst []byte) []byte {
 		dst = append(dst, e.hs.out...)
 		e.hs.out = e.hs.out[:0]
 	}
-	if e.hs != nil && e.done && len(e.hs.out) == 0 && e.hs.state == stateDone {
-		e.hs = nil // release handshake state and buffers
-	}
+	e.releaseHandshake()
 	if e.err == nil {
 		dst = e.appendKeyUpdate(dst)
 		if e.closeQ {
@@ -277,6 +279,14 @@ func (e *Engine) AppendOutput(dst []byte) []byte {
 		dst = e.appendAlertRecord(dst, alertLevelFatal, e.alert)
 	}
 	return dst
+}
+
+// releaseHandshake drops the handshake state and its buffers once the
+// handshake is complete and its last records were handed out.
+func (e *Engine) releaseHandshake() {
+	if e.hs != nil && e.done && len(e.hs.out) == 0 && e.hs.state == stateDone {
+		e.hs = nil
+	}
 }
 
 // appendAlertRecord appends one alert record, protected when keys are set.
@@ -346,6 +356,7 @@ func (e *Engine) BeginRecord(out []byte) ([]byte, int) {
 		// Records sealed earlier (the NewSessionTicket) must precede this one.
 		out = append(out, e.hs.out...)
 		e.hs.out = e.hs.out[:0]
+		e.releaseHandshake()
 	}
 	if e.kuQ && e.err == nil {
 		out = e.appendKeyUpdate(out)
@@ -602,6 +613,14 @@ func (e *Engine) readPostHandshake(pt []byte) error {
 func (e *Engine) readKeyUpdate(m *keyUpdateMsg) error {
 	e.useless++
 	if e.useless > maxUselessRecords {
+		return alertErr(AlertUnexpectedMessage, ErrTooManyKeyUpdates)
+	}
+	// At most maxKeyUpdatesPerSecond in any one second of Config.Now.
+	if sec := e.cfg.now().Unix(); sec != e.kuSecond {
+		e.kuSecond, e.kuCount = sec, 0
+	}
+	e.kuCount++
+	if e.kuCount > maxKeyUpdatesPerSecond {
 		return alertErr(AlertUnexpectedMessage, ErrTooManyKeyUpdates)
 	}
 	s := e.in.suite

@@ -561,7 +561,8 @@ func (e *Engine) readClientCertificate(msg []byte) error {
 	}
 	certs := make([]*x509.Certificate, 0, len(m.certificates))
 	for _, der := range m.certificates {
-		c, err := x509.ParseCertificate(der)
+		// x509 keeps slices of its input: give it bytes hs.buf will not reuse.
+		c, err := x509.ParseCertificate(bytes.Clone(der))
 		if err != nil {
 			return alertErr(AlertBadCertificate, ErrBadCertificate)
 		}

@@ -625,3 +625,22 @@ func TestInteropServerKeyUpdate(t *testing.T) {
 		t.Errorf("server write seq %d: KeyUpdate did not reset it", e.out.seq)
 	}
 }
+
+func TestInteropResumptionKeepsClientCertificate(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, ClientAuth: RequireClientCert, ClientCAs: p.pool}
+	cc := clientConfig(p)
+	cc.Certificates = []tls.Certificate{p.client}
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	for i, want := range []bool{false, true} {
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if r.err != nil || serr != nil {
+			t.Fatalf("#%d: client %v, server %v", i, r.err, serr)
+		}
+		st := e.ConnectionState()
+		if st.DidResume != want || st.VerifiedLeaf == nil || st.VerifiedLeaf.Subject.CommonName != "client" {
+			t.Errorf("#%d: resumed %v, leaf %v", i, st.DidResume, st.VerifiedLeaf)
+		}
+	}
+}

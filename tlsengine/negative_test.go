@@ -462,3 +462,21 @@ func TestTamperedClientRecordIsBadRecordMAC(t *testing.T) {
 		t.Error("client did not see the failure")
 	}
 }
+
+func TestKeyUpdateFloodIsRejected(t *testing.T) {
+	e, peer := establishedWithPeer(t)
+	secret := bytes.Clone(e.in.secret[:e.in.secLen])
+	var in []byte
+	for i := 0; i <= maxKeyUpdatesPerSecond; i++ {
+		in = append(in, peerRecord(t, peer, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 1, 0})...)
+		secret = nextTrafficSecret(peer.suite.hash, secret)
+		peer.setTrafficSecret(peer.suite, secret)
+		if i%2 == 0 {
+			in = append(in, peerRecord(t, peer, recordTypeApplicationData, []byte("d"))...)
+		}
+	}
+	_, _, err := e.Read(in, nil)
+	if !errors.Is(err, ErrTooManyKeyUpdates) {
+		t.Errorf("err %v, want ErrTooManyKeyUpdates", err)
+	}
+}
