@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -237,12 +236,10 @@ func WriteCSV(w io.Writer, rs ...*Result) error {
 	return cw.Error()
 }
 
-// errorsFrom folds per-connection error counts into r.
+// addErrors folds a connection's error-reply counts into r.
 func (r *Result) addErrors(c *Conn) {
 	r.ErrorReplies += c.ErrReplies
 	if r.FirstError == "" {
 		r.FirstError = c.FirstErr
 	}
 }
-
-var errStopped = errors.New("loadgen: stopped")
