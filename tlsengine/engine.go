@@ -496,6 +496,9 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 		if len(body) > maxPlaintext {
 			return nil, errRecordOverflow
 		}
+		if len(body) == 0 {
+			return nil, errBadRecordType // RFC 8446, Section 5.1: no empty handshake fragments
+		}
 		return nil, e.readHandshakeBytes(body)
 	}
 	if typ != recordTypeApplicationData {

@@ -644,3 +644,24 @@ func TestInteropResumptionKeepsClientCertificate(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropKeyLogMatchesClient checks the NSS key log lines against the
+// ones crypto/tls writes for the same connection.
+func TestInteropKeyLogMatchesClient(t *testing.T) {
+	p := loadPKI(t)
+	var ours, theirs bytes.Buffer
+	cfg := &Config{Certificates: []*Certificate{p.p256}, KeyLog: &ours}
+	cc := clientConfig(p)
+	cc.KeyLogWriter = &theirs
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(theirs.Bytes()), []byte("\n")) {
+		if !bytes.Contains(ours.Bytes(), line) {
+			t.Errorf("client line %q missing from ours:\n%s", line, ours.Bytes())
+		}
+	}
+	if n := bytes.Count(ours.Bytes(), []byte("\n")); n != 5 {
+		t.Errorf("%d key log lines, want 5", n)
+	}
+}

@@ -120,6 +120,7 @@ var recordFailures = []struct {
 	{"ccs-before-hello", []byte{20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
 	{"wrong-first-message", handshakeRecord([]byte{typeFinished, 0, 0, 1, 0}), AlertUnexpectedMessage},
 	{"truncated-hello", handshakeRecord([]byte{typeClientHello, 0, 0, 3, 3, 3, 0}), AlertDecodeError},
+	{"empty-handshake-record", []byte{22, 3, 1, 0, 0}, AlertUnexpectedMessage},
 	{"huge-hello", handshakeRecord([]byte{typeClientHello, 2, 0, 0}), AlertIllegalParameter},
 }
 
@@ -478,5 +479,37 @@ func TestKeyUpdateFloodIsRejected(t *testing.T) {
 	_, _, err := e.Read(in, nil)
 	if !errors.Is(err, ErrTooManyKeyUpdates) {
 		t.Errorf("err %v, want ErrTooManyKeyUpdates", err)
+	}
+}
+
+func TestTicketAgeSkewFallsBackToFullHandshake(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
+	cc := clientConfig(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	m := parseClientHello(t, captureClientHello(t, cc))
+	m.pskIdentities[0].obfuscatedTicketAge += 60_000 // the client claims a minute more
+	e := NewEngine(cfg)
+	if err, out := feedAll(e, handshakeRecord(m.appendTo(nil))); err != nil || len(out) == 0 || e.ConnectionState().DidResume {
+		t.Errorf("err %v resumed %v", err, e.ConnectionState().DidResume)
+	}
+}
+
+func TestTicketFromOtherKeysIsIgnored(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	other, _ := NewTicketKeys(rand.Reader)
+	cc := clientConfig(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	if r, serr, _ := runInterop(t, &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	r, serr, e := runInterop(t, &Config{Certificates: []*Certificate{p.p256}, TicketKeys: other}, cc, feedWhole, echoMsgs[:1])
+	if r.err != nil || serr != nil || e.ConnectionState().DidResume {
+		t.Errorf("client %v server %v resumed %v", r.err, serr, e.ConnectionState().DidResume)
 	}
 }
