@@ -138,13 +138,13 @@ run() {
 		-pid "$pid" -tls-ca "$CA")
 	if [[ $tls == 1 ]]; then
 		args+=(-addr "127.0.0.1:$tport" -tls)
-		[[ $tok == 1 ]] || why=${why:-"TLS port does not answer"}
-		[[ $tok == 1 && $ok == 1 ]] || ok=0
 	else
 		args+=(-addr "127.0.0.1:$port")
 	fi
 	if [[ $ok != 1 ]]; then
-		args+=(-unavailable "${why:-TLS port does not answer}")
+		args+=(-unavailable "$why")
+	elif [[ $tls == 1 && $tok != 1 ]]; then
+		args+=(-unavailable "TLS port does not answer")
 	fi
 	log "rep $rep $target $scenario"
 	"${PIN_CLIENT[@]}" "$BENCH" "$mode" "${args[@]}" "$@" || log "warning: $target $scenario failed (recorded)"

@@ -93,7 +93,10 @@ func openConns(t Target, n, k int, opened *atomic.Int64) ([]*Conn, error) {
 				c, err := Dial(t, nil)
 				if err == nil {
 					c.Append("PING")
-					if err = c.Do(1); err != nil {
+					if err = c.Do(1); err == nil && c.ErrReplies > 0 {
+						err = fmt.Errorf("loadgen: PING answered %q", c.FirstErr) // e.g. maxclients
+					}
+					if err != nil {
 						c.Close(false)
 					}
 				}
