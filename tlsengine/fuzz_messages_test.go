@@ -29,21 +29,31 @@ func addClientHelloSeeds(f *testing.F, prefix []byte) {
 func FuzzUnmarshalClientHello(f *testing.F) {
 	addClientHelloSeeds(f, nil)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var m clientHelloMsg
-		if !m.unmarshal(data) {
-			return
-		}
-		// What parses must re-encode to something that parses to the same
-		// fields (unknown extensions and the order are not kept).
-		enc := m.appendTo(nil)
-		var again clientHelloMsg
-		if !again.unmarshal(enc) {
-			t.Fatalf("re-encoding of a parsed ClientHello does not parse: %x", enc)
-		}
-		if !reflect.DeepEqual(normalise(&m), normalise(&again)) {
-			t.Fatalf("fields changed across re-encoding:\n%+v\n%+v", m, again)
+		// The input as a whole message, and as a body behind a consistent
+		// header so that mutations reach past the outer length.
+		for _, msg := range [][]byte{data, withHeader(typeClientHello, data)} {
+			var m clientHelloMsg
+			if !m.unmarshal(msg) {
+				continue
+			}
+			// What parses must re-encode to something that parses to the
+			// same fields (unknown extensions and the order are not kept).
+			enc := m.appendTo(nil)
+			var again clientHelloMsg
+			if !again.unmarshal(enc) {
+				t.Fatalf("re-encoding of a parsed ClientHello does not parse: %x", enc)
+			}
+			if !reflect.DeepEqual(normalise(&m), normalise(&again)) {
+				t.Fatalf("fields changed across re-encoding:\n%+v\n%+v", m, again)
+			}
 		}
 	})
+}
+
+// withHeader prefixes body with a handshake header of type typ.
+func withHeader(typ uint8, body []byte) []byte {
+	n := len(body)
+	return append([]byte{typ, byte(n >> 16), byte(n >> 8), byte(n)}, body...)
 }
 
 // fuzzMessageTypes maps the fuzz input's first byte to a message type.
@@ -88,14 +98,22 @@ func FuzzUnmarshalMessages(f *testing.F) {
 			return
 		}
 		mk := fuzzMessageTypes[int(data[0])%len(fuzzMessageTypes)]
-		m := mk()
-		if !m.unmarshal(data[1:]) {
-			return
+		// As a whole message, and as a body behind the header of the type
+		// the message encodes to.
+		typ := uint8(0)
+		if enc := mk().appendTo(nil); len(enc) > 0 {
+			typ = enc[0]
 		}
-		enc := m.appendTo(nil)
-		again := mk()
-		if !again.unmarshal(enc) || !reflect.DeepEqual(m, again) {
-			t.Fatalf("%T does not survive re-encoding: %x", m, enc)
+		for _, msg := range [][]byte{data[1:], withHeader(typ, data[1:])} {
+			m := mk()
+			if !m.unmarshal(msg) {
+				continue
+			}
+			enc := m.appendTo(nil)
+			again := mk()
+			if !again.unmarshal(enc) || !reflect.DeepEqual(m, again) {
+				t.Fatalf("%T does not survive re-encoding: %x", m, enc)
+			}
 		}
 	})
 }
