@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/pem"
 	"io"
 	"net"
@@ -15,20 +16,78 @@ import (
 	"time"
 )
 
-// TestInteropOpenSSLClient runs openssl s_client (3.0: no ML-KEM) against
-// the engine: groups, suites, signature schemes, and resumption with
-// -sess_out/-sess_in.
-func TestInteropOpenSSLClient(t *testing.T) {
+// runOpenSSL runs one openssl s_client (3.0: no ML-KEM) against an Engine
+// with cfg, driven in the test goroutine. script writes s_client's stdin;
+// stdin closes 200 ms after the first echo so openssl reads the ticket and
+// the echo first. It returns the engine, the server error and openssl's output.
+func runOpenSSL(t *testing.T, cfg *Config, sni string, args []string, script func(w io.Writer)) (*Engine, error, string) {
+	t.Helper()
 	bin, err := exec.LookPath("openssl")
 	if err != nil {
 		t.Skip("openssl not installed")
 	}
 	p := loadPKI(t)
-	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
+	ca := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.caCert.Raw}), 0o600)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	args = append([]string{"s_client", "-connect", ln.Addr().String(), "-tls1_3", "-CAfile", ca,
+		"-servername", sni, "-verify_return_error", "-no_ign_eof"}, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	stdin, stdinW := io.Pipe()
+	cmd.Stdin = stdin
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go script(stdinW)
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		ln.Close() // unblocks Accept if openssl gave up before connecting
+		close(exited)
+	}()
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	conn, err := ln.Accept()
+	if err != nil {
+		stdinW.Close()
+		<-exited
+		return nil, err, stdout.String()
+	}
+	e := NewEngine(cfg)
+	d := &driver{t: t, e: e, conn: conn}
+	d.onData = func(d *driver, b []byte) {
+		d.echo(b)
+		time.AfterFunc(200*time.Millisecond, func() { stdinW.Close() })
+	}
+	serr := d.run()
+	stdinW.Close()
+	conn.Close()
+	<-exited
+	return e, serr, stdout.String()
+}
+
+func writeLines(lines ...string) func(w io.Writer) {
+	return func(w io.Writer) {
+		for _, l := range lines {
+			w.Write([]byte(l))
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// TestInteropOpenSSLClient covers groups, suites, signature schemes, HRR and
+// resumption with -sess_out/-sess_in against a second implementation.
+func TestInteropOpenSSLClient(t *testing.T) {
+	p := loadPKI(t)
 	keys, _ := NewTicketKeys(rand.Reader)
-	sess := filepath.Join(dir, "sess.pem")
+	sess := filepath.Join(t.TempDir(), "sess.pem")
 	tests := []struct {
 		name string
 		args []string
@@ -43,56 +102,13 @@ func TestInteropOpenSSLClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cfg := &Config{Certificates: allCerts(p), TicketKeys: keys}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		args := append([]string{"s_client", "-connect", ln.Addr().String(), "-tls1_3", "-CAfile", ca,
-			"-servername", tt.sni, "-verify_return_error", "-no_ign_eof"}, tt.args...)
-		cmd := exec.CommandContext(ctx, bin, args...)
-		stdin, stdinW := io.Pipe()
-		cmd.Stdin = stdin
-		go stdinW.Write([]byte("PING-" + tt.name + "\n"))
-		var stdout bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stdout
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() {
-			cmd.Wait()
-			ln.Close() // unblocks Accept if openssl gave up before connecting
-			close(exited)
-		}()
-		ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-		conn, err := ln.Accept()
-		ln.Close()
-		if err != nil {
-			stdinW.Close()
-			<-exited
-			cancel()
-			t.Errorf("%s: accept: %v\n%s", tt.name, err, stdout.String())
-			continue
-		}
-		e := NewEngine(cfg)
-		d := &driver{t: t, e: e, conn: conn}
-		d.onData = func(d *driver, b []byte) {
-			d.echo(b)
-			// Let openssl read the ticket and the echo before its stdin ends.
-			time.AfterFunc(200*time.Millisecond, func() { stdinW.Close() })
-		}
-		serr := d.run()
-		stdinW.Close()
-		conn.Close()
-		<-exited
-		cancel()
-		out := stdout.String()
-		if serr != nil && !e.done {
+		e, serr, out := runOpenSSL(t, cfg, tt.sni, tt.args, writeLines("PING-"+tt.name+"\n"))
+		if e == nil || serr != nil && !e.done {
 			t.Errorf("%s: server %v\n%s", tt.name, serr, out)
 			continue
 		}
-		if !strings.Contains(out, "Verify return code: 0 (ok)") || !strings.Contains(out, "TLSv1.3") {
+		if !strings.Contains(out, "Verify return code: 0 (ok)") || !strings.Contains(out, "TLSv1.3") ||
+			!strings.Contains(out, "PING-"+tt.name) {
 			t.Errorf("%s: openssl output:\n%s", tt.name, out)
 		}
 		if wantResume := tt.name == "ticket-in"; e.ConnectionState().DidResume != wantResume {
@@ -100,6 +116,32 @@ func TestInteropOpenSSLClient(t *testing.T) {
 		}
 		if tt.name == "HRR" && e.ConnectionState().CurveID != CurveP256 {
 			t.Errorf("HRR: curve %v", e.ConnectionState().CurveID)
+		}
+	}
+}
+
+// TestInteropOpenSSLClientKeyUpdate has s_client send KeyUpdate with
+// update_requested ("K"): the engine must switch its read key, answer with
+// its own KeyUpdate at once, and keep echoing.
+func TestInteropOpenSSLClientKeyUpdate(t *testing.T) {
+	p := loadPKI(t)
+	var keylog bytes.Buffer
+	cfg := &Config{Certificates: []*Certificate{p.p256}, KeyLog: &keylog}
+	e, serr, out := runOpenSSL(t, cfg, "example.com", nil, writeLines("K\n", "PING-after-update\n"))
+	if e == nil || serr != nil {
+		t.Fatalf("server %v\n%s", serr, out)
+	}
+	if !strings.Contains(out, "KEYUPDATE") || !strings.Contains(out, "PING-after-update") {
+		t.Errorf("openssl output:\n%s", out)
+	}
+	for _, d := range []struct {
+		label string
+		dir   *direction
+	}{{"CLIENT_TRAFFIC_SECRET_0", &e.in}, {"SERVER_TRAFFIC_SECRET_0", &e.out}} {
+		cur := hex.EncodeToString(d.dir.secret[:d.dir.secLen])
+		if !strings.Contains(keylog.String(), d.label) || strings.Contains(keylog.String(), d.label+" ") &&
+			strings.Contains(keylog.String(), cur) {
+			t.Errorf("%s: traffic secret not updated", d.label)
 		}
 	}
 }
