@@ -51,7 +51,8 @@ type ticketKeySet struct {
 // key and up to two previous ones. It is safe for concurrent use: every loop
 // reads the current snapshot through an atomic pointer, and Rotate swaps in
 // a new one. Share one TicketKeys among the Configs of a server so that a
-// ticket issued by one loop resumes on any other.
+// ticket issued by one loop resumes on any other. Create it with
+// NewTicketKeys; a zero TicketKeys seals and opens nothing.
 type TicketKeys struct {
 	set atomic.Pointer[ticketKeySet]
 	mu  sync.Mutex // serialises Rotate
@@ -104,10 +105,14 @@ func (k *TicketKeys) Rotate(rand io.Reader) error {
 }
 
 // sealTicket appends the ticket sealing plaintext under the current key to
-// dst, drawing the nonce from rand. It returns nil if rand fails; the caller
-// then sends no ticket.
+// dst, drawing the nonce from rand. It returns nil if rand fails or k holds
+// no key (a zero TicketKeys); the caller then sends no ticket.
 func (k *TicketKeys) sealTicket(dst, plaintext []byte, rand io.Reader) []byte {
-	key := k.set.Load().keys[0]
+	set := k.set.Load()
+	if set == nil {
+		return nil
+	}
+	key := set.keys[0]
 	start := len(dst)
 	dst = append(dst, key.name[:]...)
 	dst = append(dst, make([]byte, ticketNonceLen)...)
@@ -125,9 +130,13 @@ func (k *TicketKeys) openTicket(ticket []byte) (plaintext []byte, ok bool) {
 	if len(ticket) < ticketOverhead {
 		return nil, false
 	}
+	set := k.set.Load()
+	if set == nil {
+		return nil, false
+	}
 	name := ticket[:ticketKeyNameLen]
 	nonce := ticket[ticketKeyNameLen : ticketKeyNameLen+ticketNonceLen]
-	for _, key := range k.set.Load().keys {
+	for _, key := range set.keys {
 		if subtle.ConstantTimeCompare(key.name[:], name) != 1 {
 			continue
 		}

@@ -106,6 +106,16 @@ func TestTicketKeysReportRandomnessFailure(t *testing.T) {
 	}
 }
 
+func TestZeroTicketKeysSealAndOpenNothing(t *testing.T) {
+	var k TicketKeys
+	if got := k.sealTicket(nil, []byte("x"), rand.Reader); got != nil {
+		t.Errorf("zero TicketKeys sealed %x", got)
+	}
+	if _, ok := k.openTicket(make([]byte, 64)); ok {
+		t.Error("zero TicketKeys opened a ticket")
+	}
+}
+
 // Many loops seal and open while another goroutine rotates; run with -race.
 // Rotations stay below ticketKeysKept so that every ticket must open.
 func TestTicketKeysConcurrentUse(t *testing.T) {
