@@ -709,6 +709,45 @@ func records(t *testing.T, b []byte) [][]byte {
 // the key share, the Certificate must equal the trace's, and the ticket must
 // carry the PSK the client derives.
 func TestRFC8448Section3EngineServesTraceClient(t *testing.T) {
+	r := section3EngineHandshake(t)
+	e, f := r.engine, traceSection3
+	fromServer, toServer := r.fromServer, r.toServer
+	var err error
+
+	// Section 3's application data, both ways, then close_notify.
+	clientData := traceHex(t, f, "{client}  send application_data record:", "payload")
+	in := toServer.seal(23, clientData)
+	if _, p, err := e.Read(in, nil); err != nil || !bytes.Equal(p, clientData) {
+		t.Fatalf("Read(application data) = %x, %v", p, err)
+	}
+	serverData := traceHex(t, f, "{server}  send application_data record:", "payload")
+	buf, hdr := e.BeginRecord(nil)
+	buf, err = e.SealRecord(append(buf, serverData...), hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, p := fromServer.open(t, buf); typ != 23 || !bytes.Equal(p, serverData) {
+		t.Errorf("server application data %d %x", typ, p)
+	}
+	alert := traceHex(t, f, "{client}  send alert record:", "payload")
+	if _, _, err := e.Read(toServer.seal(21, alert), nil); err != nil || e.Status()&StatusPeerClosed == 0 {
+		t.Errorf("close_notify: %v, status %b", err, e.Status())
+	}
+}
+
+// section3Engine is the state after section3EngineHandshake.
+type section3Engine struct {
+	engine               *Engine
+	cfg                  *Config
+	fromServer, toServer *recordKeys // application traffic keys
+	ticket               newSessionTicketMsgTLS13
+	psk                  []byte // the resumption PSK of the ticket
+}
+
+// section3EngineHandshake runs the Section 3 handshake against a new Engine
+// (see TestRFC8448Section3EngineServesTraceClient) up to the ticket.
+func section3EngineHandshake(t *testing.T) *section3Engine {
+	t.Helper()
 	f := traceSection3
 	traceCH := traceHex(t, f, stepClientHello, "ClientHello")
 	traceSH := traceHex(t, f, stepServerHello, "ServerHello")
@@ -855,24 +894,85 @@ func TestRFC8448Section3EngineServesTraceClient(t *testing.T) {
 	if !ok || !st.unmarshal(state) || !bytes.Equal(st.secret, psk) || st.suite != 0x1301 || st.serverName != "server" {
 		t.Errorf("ticket state %+v does not carry the client's PSK %x", st, psk)
 	}
+	return &section3Engine{engine: e, cfg: cfg, fromServer: fromServer, toServer: toServer, ticket: nst, psk: psk}
+}
 
-	// Section 3's application data, both ways, then close_notify.
-	clientData := traceHex(t, f, "{client}  send application_data record:", "payload")
-	in = toServer.seal(23, clientData)
-	if _, p, err := e.Read(in, nil); err != nil || !bytes.Equal(p, clientData) {
-		t.Fatalf("Read(application data) = %x, %v", p, err)
+// TestRFC8448Section4EngineResumesWithItsTicket replays the Section 4
+// client against the Engine with the ticket the Engine issued in Section 3:
+// the trace's ClientHello with that ticket as its identity and a binder
+// computed over the truncated hello, then the trace's 0-RTT record, which
+// the Engine must skip (it refuses early data), then the client Finished.
+func TestRFC8448Section4EngineResumesWithItsTicket(t *testing.T) {
+	s3 := section3EngineHandshake(t)
+	f := traceSection4
+	var ch clientHelloMsg
+	if !ch.unmarshal(traceHex(t, f, stepClientSend, "payload")) {
+		t.Fatal("Section 4 ClientHello does not parse")
 	}
-	serverData := traceHex(t, f, "{server}  send application_data record:", "payload")
-	buf, hdr := e.BeginRecord(nil)
-	buf, err = e.SealRecord(append(buf, serverData...), hdr)
+	const ageMillis = 10000
+	ch.pskIdentities = []pskIdentity{{label: s3.ticket.label, obfuscatedTicketAge: ageMillis + s3.ticket.ageAdd}}
+	ch.pskBinders = [][]byte{make([]byte, 32)}
+	hello := ch.appendTo(nil)
+	var again clientHelloMsg
+	if !again.unmarshal(hello) {
+		t.Fatal("rebuilt ClientHello does not parse")
+	}
+	early := newEarlySecret(crypto.SHA256, s3.psk)
+	copy(hello[len(hello)-32:], finishedVerifyData(crypto.SHA256, early.resumptionBinderKey(), sha256Of(hello[:again.bindersOffset])))
+
+	cfg := *s3.cfg
+	cfg.Now = func() time.Time { return s3.cfg.Now().Add(ageMillis * time.Millisecond) }
+	e := NewEngine(&cfg)
+	in := append([]byte{22, 3, 1, byte(len(hello) >> 8), byte(len(hello))}, hello...)
+	in = append(in, traceHex(t, f, "{client}  send application_data record:", "complete record")...)
+	if n, _, err := e.Read(in, nil); err != nil || n != len(in) {
+		t.Fatalf("Read(ClientHello, 0-RTT record) = %d of %d, %v", n, len(in), err)
+	}
+	out := records(t, e.AppendOutput(nil))
+	var sh serverHelloMsg
+	if out[0][0] != 22 || !sh.unmarshal(out[0][5:]) || !sh.selectedIdentityPresent || sh.selectedIdentity != 0 ||
+		sh.serverShare.group != 0x1d || sh.cipherSuite != 0x1301 {
+		t.Fatalf("ServerHello %+v does not accept the PSK", sh)
+	}
+	clientKey, err := ecdh.X25519().NewPrivateKey(traceHex(t, f, stepClientKeyPair, "private key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if typ, p := fromServer.open(t, buf); typ != 23 || !bytes.Equal(p, serverData) {
-		t.Errorf("server application data %d %x", typ, p)
+	serverPub, err := ecdh.X25519().NewPublicKey(sh.serverShare.data)
+	if err != nil {
+		t.Fatal(err)
 	}
-	alert := traceHex(t, f, "{client}  send alert record:", "payload")
-	if _, _, err := e.Read(toServer.seal(21, alert), nil); err != nil || e.Status()&StatusPeerClosed == 0 {
-		t.Errorf("close_notify: %v, status %b", err, e.Status())
+	shared, _ := clientKey.ECDH(serverPub)
+	tr := newTranscript(crypto.SHA256)
+	tr.write(hello)
+	tr.write(out[0][5:])
+	hs := early.handshakeSecret(shared)
+	chts, shts := hs.clientHandshakeTrafficSecret(tr.sum(nil)), hs.serverHandshakeTrafficSecret(tr.sum(nil))
+	fromServer, toServer := newRecordKeys(t, shts), newRecordKeys(t, chts)
+	var flight []byte
+	for _, rec := range out[1:] {
+		if rec[0] != 20 {
+			_, pt := fromServer.open(t, rec)
+			flight = append(flight, pt...)
+		}
+	}
+	eeLen := handshakeLen(flight)
+	var ee encryptedExtensionsMsg
+	if !ee.unmarshal(flight[:eeLen]) || ee.earlyData {
+		t.Errorf("EncryptedExtensions %+v: early data must be refused", ee)
+	}
+	tr.write(flight[:eeLen])
+	var sf finishedMsg // no Certificate, no CertificateVerify when resuming
+	if !sf.unmarshal(flight[eeLen:]) || !bytes.Equal(sf.verifyData, finishedVerifyData(crypto.SHA256, shts, tr.sum(nil))) {
+		t.Fatalf("server Finished %x is not ours", flight[eeLen:])
+	}
+	tr.write(flight[eeLen:])
+	// Early data was refused: no EndOfEarlyData (RFC 8446, Section 4.5).
+	cf := (&finishedMsg{verifyData: finishedVerifyData(crypto.SHA256, chts, tr.sum(nil))}).appendTo(nil)
+	if _, _, err := e.Read(toServer.seal(22, cf), nil); err != nil || e.Status()&StatusHandshakeDone == 0 {
+		t.Fatalf("client Finished: %v, status %b", err, e.Status())
+	}
+	if cs := e.ConnectionState(); !cs.DidResume || cs.CipherSuite != 0x1301 {
+		t.Errorf("connection state %+v", cs)
 	}
 }
