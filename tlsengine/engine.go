@@ -184,6 +184,16 @@ func NewEngine(cfg *Config) *Engine {
 	return e
 }
 
+// Release zeroes the traffic secrets and drops all state; the Engine must
+// not be used afterwards. Call it when the connection closes.
+func (e *Engine) Release() {
+	clear(e.in.secret[:])
+	clear(e.out.secret[:])
+	clear(e.in.iv[:])
+	clear(e.out.iv[:])
+	*e = Engine{err: ErrClosed}
+}
+
 // Err returns the sticky fatal error, or nil.
 func (e *Engine) Err() error { return e.err }
 

@@ -5,8 +5,8 @@ import "errors"
 // Sentinel errors. Fatal errors returned by the Engine wrap one of these in
 // an *AlertError that names the alert sent to the peer (or received from it).
 var (
-	// ErrClosed is returned by Read after the peer's close_notify was processed.
-	ErrClosed = errors.New("tlsengine: connection closed by peer")
+	// ErrClosed is returned by every call on an Engine after Release.
+	ErrClosed = errors.New("tlsengine: engine released")
 	// ErrNotEstablished is returned by application-data calls before the handshake is done.
 	ErrNotEstablished = errors.New("tlsengine: handshake not complete")
 	// ErrNoPendingOperation is returned by SignDone and VerifyDone when nothing was asked for.

@@ -102,7 +102,7 @@ func (e *Engine) processMessages() error {
 			limit = maxCertificateMsg
 		}
 		if n > limit {
-			return alertErr(AlertIllegalParameter, ErrMessageTooLarge)
+			return alertErr(AlertDecodeError, ErrMessageTooLarge)
 		}
 		if len(hs.buf) < 4+n {
 			break
@@ -131,11 +131,7 @@ func (e *Engine) processMessages() error {
 // read key changed after it.
 func (e *Engine) handleMessage(msg []byte) (keyChange bool, err error) {
 	hs := e.hs
-	want := map[hsState]uint8{
-		stateClientHello: typeClientHello, stateClientHello2: typeClientHello,
-		stateClientCertificate: typeCertificate, stateClientCertificateVerify: typeCertificateVerify,
-		stateClientFinished: typeFinished,
-	}[hs.state]
+	want := expectedMessage[hs.state]
 	if msg[0] != want || want == 0 {
 		return false, alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
 	}
@@ -147,8 +143,25 @@ func (e *Engine) handleMessage(msg []byte) (keyChange bool, err error) {
 	case stateClientCertificateVerify:
 		return false, e.readClientCertificateVerify(msg)
 	default:
-		return true, e.readClientFinished(msg)
+		proof, err := e.verifyClientFinished(msg)
+		if err != nil {
+			return true, err
+		}
+		return true, e.establish(proof)
 	}
+}
+
+// expectedMessage is the only handshake message type each state accepts
+// (RFC 8446, Appendix A.2); 0 means none.
+var expectedMessage = [...]uint8{
+	stateClientHello:             typeClientHello,
+	stateClientHello2:            typeClientHello,
+	stateWaitSign:                0,
+	stateClientCertificate:       typeCertificate,
+	stateWaitVerify:              0,
+	stateClientCertificateVerify: typeCertificateVerify,
+	stateClientFinished:          typeFinished,
+	stateDone:                    0,
 }
 
 var (
@@ -633,23 +646,32 @@ func (e *Engine) readClientCertificateVerify(msg []byte) error {
 	return nil
 }
 
-// readClientFinished verifies the client Finished, installs the client
-// application key and issues a session ticket (RFC 8446, Sections 4.4.4 and 4.6.1).
-func (e *Engine) readClientFinished(msg []byte) error {
+// finishedVerified proves that the client Finished checked out; only
+// verifyClientFinished creates one, and only establish consumes it.
+type finishedVerified struct{ transcriptHash []byte }
+
+// verifyClientFinished checks the client Finished (RFC 8446, Section 4.4.4).
+func (e *Engine) verifyClientFinished(msg []byte) (finishedVerified, error) {
 	hs := e.hs
 	var m finishedMsg
 	if !m.unmarshal(msg) {
-		return errDecode
+		return finishedVerified{}, errDecode
 	}
-	h := hs.suite.hash
-	want := finishedVerifyData(h, hs.clientHS, hs.transcript.sum(nil))
+	want := finishedVerifyData(hs.suite.hash, hs.clientHS, hs.transcript.sum(nil))
 	if len(m.verifyData) != len(want) {
-		return errDecode
+		return finishedVerified{}, errDecode
 	}
 	if !hmac.Equal(want, m.verifyData) {
-		return alertErr(AlertDecryptError, ErrBadFinished)
+		return finishedVerified{}, alertErr(AlertDecryptError, ErrBadFinished)
 	}
 	hs.transcript.write(msg)
+	return finishedVerified{transcriptHash: hs.transcript.sum(nil)}, nil
+}
+
+// establish installs the client application key, marks the handshake done
+// and issues a session ticket (RFC 8446, Sections 7.1 and 4.6.1).
+func (e *Engine) establish(proof finishedVerified) error {
+	hs := e.hs
 	if err := e.in.setTrafficSecret(hs.suite, hs.clientApp); err != nil {
 		return err
 	}
@@ -657,7 +679,7 @@ func (e *Engine) readClientFinished(msg []byte) error {
 	e.done = true
 	hs.earlySkip = 0
 	if e.cfg.TicketKeys != nil {
-		if err := e.sendSessionTicket(); err != nil {
+		if err := e.sendSessionTicket(proof.transcriptHash); err != nil {
 			return err
 		}
 	}
@@ -667,10 +689,10 @@ func (e *Engine) readClientFinished(msg []byte) error {
 
 // sendSessionTicket issues one stateless ticket carrying the resumption PSK
 // (RFC 8446, Section 4.6.1).
-func (e *Engine) sendSessionTicket() error {
+func (e *Engine) sendSessionTicket(transcriptHash []byte) error {
 	hs := e.hs
 	h := hs.suite.hash
-	rms := hs.master.resumptionMasterSecret(hs.transcript.sum(nil))
+	rms := hs.master.resumptionMasterSecret(transcriptHash)
 	var rnd [4]byte
 	if _, err := io.ReadFull(e.cfg.rand(), rnd[:]); err != nil {
 		return alertErr(AlertInternalError, ErrInternal)

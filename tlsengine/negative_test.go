@@ -121,7 +121,7 @@ var recordFailures = []struct {
 	{"wrong-first-message", handshakeRecord([]byte{typeFinished, 0, 0, 1, 0}), AlertUnexpectedMessage},
 	{"truncated-hello", handshakeRecord([]byte{typeClientHello, 0, 0, 3, 3, 3, 0}), AlertDecodeError},
 	{"empty-handshake-record", []byte{22, 3, 1, 0, 0}, AlertUnexpectedMessage},
-	{"huge-hello", handshakeRecord([]byte{typeClientHello, 2, 0, 0}), AlertIllegalParameter},
+	{"huge-hello", handshakeRecord([]byte{typeClientHello, 2, 0, 0}), AlertDecodeError},
 }
 
 func TestMalformedRecordsSendPrescribedAlert(t *testing.T) {
