@@ -77,7 +77,7 @@ func cmdHello(c *cmdCtx) {
 		c.cl.authed = true
 	}
 	if !c.cl.authed && c.srv.authRequired() {
-		c.errReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		c.errReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
 	if setname {
@@ -137,8 +137,12 @@ func (s *Server) checkAuth(user, pass []byte) bool {
 
 func cmdSelect(c *cmdCtx) {
 	id, ok := parseInt(c.args[1])
-	if !ok || id < -1<<31 || id > 1<<31-1 {
+	if !ok {
 		c.errReply(errNotInteger)
+		return
+	}
+	if id < -1<<31 || id > 1<<31-1 {
+		c.errReply("ERR value is out of range, value must between -2147483648 and 2147483647")
 		return
 	}
 	if id < 0 || id >= int64(c.srv.databases()) {

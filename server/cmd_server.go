@@ -433,7 +433,7 @@ var configParams = []configParam{
 			v = strings.ToLower(v)
 			lvl, ok := ZapLevel(v)
 			if !ok {
-				return "argument(s) must be one of the following: debug, verbose, notice, warning, nothing"
+				return "argument(s) must be one of the following: debug, verbose, notice, warning"
 			}
 			s.cfg.logLevel.Store(&v)
 			if s.opts.Level != nil {

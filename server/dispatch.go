@@ -75,25 +75,53 @@ func init() {
 	}
 	for _, cmd := range commandIndex {
 		allCommands = append(allCommands, cmd)
+		if n := len(cmd.Name); n < len(commandBuckets) && 'a' <= cmd.Name[0] && cmd.Name[0] <= 'z' {
+			commandBuckets[n][cmd.Name[0]-'a'] = append(commandBuckets[n][cmd.Name[0]-'a'], cmd)
+		}
 	}
 	slices.SortFunc(allCommands, func(a, b *command) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// lookupCommand finds name case-insensitively without allocating; scratch
-// is a loop-owned buffer of at least 32 bytes.
+// lookupCommand finds name case-insensitively without hashing or
+// allocating: commands are bucketed by length and first letter, and the
+// few candidates compared byte by byte. scratch is unused and kept for the
+// callers' signature.
 func lookupCommand(name []byte, scratch []byte) *command {
-	if len(name) > len(scratch) {
+	if len(name) == 0 || len(name) >= len(commandBuckets) {
 		return nil
 	}
-	b := scratch[:len(name)]
-	for i, ch := range name {
-		if 'A' <= ch && ch <= 'Z' {
-			ch += 'a' - 'A'
-		}
-		b[i] = ch
+	f := name[0] | 0x20
+	if f < 'a' || f > 'z' {
+		return nil
 	}
-	return commandIndex[string(b)]
+	for _, cmd := range commandBuckets[len(name)][f-'a'] {
+		if equalFoldLower(name, cmd.Name) {
+			return cmd
+		}
+	}
+	return nil
 }
+
+// equalFoldLower reports whether b equals the lower-case ASCII s, ignoring
+// the case of b.
+func equalFoldLower(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// commandBuckets holds the commands by name length and first letter.
+var commandBuckets [32][26][]*command
 
 // arityOK reports whether n arguments (name included) fit arity.
 func arityOK(arity, n int) bool {

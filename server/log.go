@@ -3,7 +3,7 @@ package server
 import "go.uber.org/zap/zapcore"
 
 // ZapLevel maps a redis.conf loglevel to a zap level: debug and verbose to
-// Debug, notice to Info, warning to Warn, nothing to above Fatal.
+// Debug, notice to Info, warning to Warn.
 func ZapLevel(loglevel string) (zapcore.Level, bool) {
 	switch loglevel {
 	case "debug", "verbose":
@@ -12,8 +12,6 @@ func ZapLevel(loglevel string) (zapcore.Level, bool) {
 		return zapcore.InfoLevel, true
 	case "warning":
 		return zapcore.WarnLevel, true
-	case "nothing":
-		return zapcore.FatalLevel + 1, true
 	}
 	return 0, false
 }

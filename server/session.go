@@ -15,6 +15,7 @@ type client struct {
 	conn    *connState // nil for a bare client in tests
 	lastCmd *command   // the last command run, for CLIENT LIST cmd=
 	ncmds   int64      // commands run, for total_commands_processed
+	ctx     cmdCtx     // reused by execute so that it does not escape per call
 }
 
 // execute runs every complete command at the front of in, appending the
@@ -24,7 +25,9 @@ type client struct {
 // batchOutLimit. owning loop only.
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
 	s.lazy()
-	ctx := cmdCtx{srv: s, cl: cl, store: s.store, out: out, now: now}
+	ctx := &cl.ctx
+	*ctx = cmdCtx{srv: s, cl: cl, store: s.store, out: out, now: now}
+	defer func() { ctx.args, ctx.out = nil, nil }()
 	consumed := 0
 	for consumed < len(in) && !cl.quit && len(ctx.out) < batchOutLimit {
 		args, n, err := cl.parser.Next(in[consumed:])
@@ -40,7 +43,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 			continue
 		}
 		ctx.args = args
-		s.call(&ctx, scratch)
+		s.call(ctx, scratch)
 	}
 	return consumed, ctx.out, cl.quit
 }
