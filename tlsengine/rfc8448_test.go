@@ -976,3 +976,119 @@ func TestRFC8448Section4EngineResumesWithItsTicket(t *testing.T) {
 		t.Errorf("connection state %+v", cs)
 	}
 }
+
+// TestRFC8448Section5EngineSendsHelloRetryRequest replays the Section 5
+// client against an Engine that prefers P-256: the Engine's
+// HelloRetryRequest must equal the trace's without the cookie (the Engine
+// sends none), and the handshake must complete over the message_hash
+// transcript with the trace client's P-256 key and its second ClientHello
+// (cookie removed, as the Engine asked for none).
+func TestRFC8448Section5EngineSendsHelloRetryRequest(t *testing.T) {
+	f := traceSection5
+	var cm certificateMsgTLS13
+	cm.unmarshal(traceHex(t, traceSection3, stepCertificate, "Certificate"))
+	key := traceRSAKey(t)
+	leaf, err := x509.ParseCertificate(cm.certificates[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	traceSH := traceHexN(t, f, 1, stepServerHello, "ServerHello")
+	cfg := &Config{
+		Certificates:     []*Certificate{{Chain: cm.certificates, Key: key, Leaf: leaf, schemes: []SignatureScheme{PSSWithSHA256}}},
+		CipherSuites:     []uint16{0x1301},
+		CurvePreferences: []CurveID{CurveP256},
+		Rand:             io.MultiReader(bytes.NewReader(traceSH[6:38]), rand.Reader),
+	}
+	e := NewEngine(cfg)
+	if n, _, err := e.Read(traceHexN(t, f, 0, stepClientSend, "complete record"), nil); err != nil || n == 0 {
+		t.Fatalf("Read(ClientHello1) = %d, %v", n, err)
+	}
+	out := records(t, e.AppendOutput(nil))
+	hrr := out[0][5:]
+	want := (&serverHelloMsg{vers: 0x0303, random: helloRetryRequestRandom, cipherSuite: 0x1301,
+		selectedGroup: 0x17, supportedVersion: 0x0304}).appendTo(nil)
+	if len(out) != 1 || !bytes.Equal(hrr, want) {
+		t.Fatalf("HelloRetryRequest\n got %x\nwant %x", hrr, want)
+	}
+	var traceHRR serverHelloMsg
+	traceHRR.unmarshal(traceHexN(t, f, 0, stepServerHello, "ServerHello"))
+	traceHRR.cookie = nil
+	if !bytes.Equal(traceHRR.appendTo(nil), want) {
+		t.Error("the trace's HelloRetryRequest without its cookie differs from the Engine's")
+	}
+
+	var ch2 clientHelloMsg
+	if !ch2.unmarshal(traceHexN(t, f, 1, stepClientHello, "ClientHello")) {
+		t.Fatal("Section 5 ClientHello2 does not parse")
+	}
+	ch2.cookie = nil
+	hello2 := ch2.appendTo(nil)
+	in := append([]byte{22, 3, 3, byte(len(hello2) >> 8), byte(len(hello2))}, hello2...)
+	if n, _, err := e.Read(in, nil); err != nil || n != len(in) {
+		t.Fatalf("Read(ClientHello2) = %d, %v", n, err)
+	}
+	out = records(t, e.AppendOutput(nil))
+	sh := out[0][5:]
+	var shMsg serverHelloMsg
+	if !shMsg.unmarshal(sh) || shMsg.serverShare.group != 0x17 || !bytes.Equal(shMsg.random, traceSH[6:38]) {
+		t.Fatalf("ServerHello %+v", shMsg)
+	}
+	clientKey, err := ecdh.P256().NewPrivateKey(traceHexN(t, f, 1, stepClientKeyPair, "private key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverPub, err := ecdh.P256().NewPublicKey(shMsg.serverShare.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, _ := clientKey.ECDH(serverPub)
+	tr := newTranscript(crypto.SHA256)
+	tr.write(traceHexN(t, f, 0, stepClientHello, "ClientHello"))
+	tr.hrrRewrite()
+	for _, m := range [][]byte{hrr, hello2, sh} {
+		tr.write(m)
+	}
+	hs := newEarlySecret(crypto.SHA256, nil).handshakeSecret(shared)
+	chts, shts := hs.clientHandshakeTrafficSecret(tr.sum(nil)), hs.serverHandshakeTrafficSecret(tr.sum(nil))
+	fromServer, toServer := newRecordKeys(t, shts), newRecordKeys(t, chts)
+	var flight []byte
+	for _, rec := range out[1:] {
+		_, pt := fromServer.open(t, rec)
+		flight = append(flight, pt...)
+	}
+	// EncryptedExtensions, Certificate, CertificateVerify (signed inline),
+	// Finished.
+	var types []uint8
+	for len(flight) > 0 {
+		n := handshakeLen(flight)
+		msg := flight[:n]
+		flight = flight[n:]
+		types = append(types, msg[0])
+		switch msg[0] {
+		case typeCertificateVerify:
+			var cv certificateVerifyMsg
+			signed := append(bytes.Repeat([]byte{0x20}, 64), "TLS 1.3, server CertificateVerify\x00"...)
+			digest := sha256.Sum256(append(signed, tr.sum(nil)...))
+			if !cv.unmarshal(msg) || rsa.VerifyPSS(&key.PublicKey, crypto.SHA256, digest[:], cv.signature,
+				&rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}) != nil {
+				t.Fatal("CertificateVerify does not verify over the message_hash transcript")
+			}
+		case typeFinished:
+			var sf finishedMsg
+			if !sf.unmarshal(msg) || !bytes.Equal(sf.verifyData, finishedVerifyData(crypto.SHA256, shts, tr.sum(nil))) {
+				t.Fatal("server Finished does not match the message_hash transcript")
+			}
+		}
+		tr.write(msg)
+	}
+	if want := []uint8{typeEncryptedExtensions, typeCertificate, typeCertificateVerify, typeFinished}; !slices.Equal(types, want) {
+		t.Fatalf("server flight %v, want %v", types, want)
+	}
+	cf := (&finishedMsg{verifyData: finishedVerifyData(crypto.SHA256, chts, tr.sum(nil))}).appendTo(nil)
+	if _, _, err := e.Read(toServer.seal(22, cf), nil); err != nil || e.Status()&StatusHandshakeDone == 0 {
+		t.Fatalf("client Finished: %v, status %b", err, e.Status())
+	}
+	if cs := e.ConnectionState(); cs.CurveID != CurveP256 || cs.DidResume {
+		t.Errorf("connection state %+v", cs)
+	}
+}
