@@ -38,6 +38,8 @@ func FuzzStore(f *testing.F) {
 	f.Add([]byte{0, 1, 'x', 0, 8, 1, 2, 0, 11, 0, 0, 0})      // set, rename, scan
 	f.Add([]byte{7, 3, 'q', 0, 9, 3, 4, 0, 10, 3, 'z', 1})    // append, setrange, getrange
 	f.Add([]byte{0, 9, 'v', 0, 0, 10, 'w', 0, 12, 1, 0, 200}) // two dbs, active expire
+	f.Add([]byte{0, 1, 'a', 0, 15, 1, 2, 0, 14, 2, 'b', 0})   // set, copy to db1, set xx get
+	f.Add([]byte{16, 1, 2, 0, 16, 1, 3, 0, 13, 2, 0, 0})      // msetnx twice, getdel
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := New(Options{Shards: 4, Databases: 2})
 		models := []model{{}, {}}
@@ -50,7 +52,7 @@ func FuzzStore(f *testing.F) {
 			key := keys[kb&7]
 			m := models[db]
 			bk := []byte(key)
-			switch op % 13 {
+			switch op % 17 {
 			case 0: // SET, sometimes with a TTL, sometimes NX
 				val := bytes.Repeat([]byte{arg}, int(arg%40))
 				o := SetOptions{}
@@ -205,6 +207,59 @@ func FuzzStore(f *testing.F) {
 				}
 			case 12: // active expiry never deletes a live key
 				s.ActiveExpireCycle(now, 1<<40)
+			case 13: // GETDEL
+				e, ok := m.live(key, now)
+				got, st := s.GetDel(db, bk, now, nil, rawEnc)
+				if ok != (st == OK) || (ok && string(got) != e.val) {
+					t.Fatalf("op %d: GETDEL = %q %v, model %q %v", i, got, st, e.val, ok)
+				}
+				delete(m, key)
+			case 14: // SET ... XX GET
+				val := []byte{arg}
+				e, ok := m.live(key, now)
+				got, found, st := s.SetGet(db, bk, val, now, SetOptions{Mode: SetXX, KeepTTL: arg&1 != 0}, nil, rawEnc)
+				if found != ok || (ok && string(got) != e.val) || (st == OK) != ok {
+					t.Fatalf("op %d: SET XX GET = %q %v %v, model %q %v", i, got, found, st, e.val, ok)
+				}
+				if ok {
+					if arg&1 == 0 {
+						e.at = 0
+					}
+					e.val = string(val)
+					m[key] = e
+				}
+			case 15: // COPY to the other database, REPLACE when arg is odd
+				dst := keys[arg&7]
+				e, ok := m.live(key, now)
+				om := models[1-db]
+				_, dstOK := om.live(dst, now)
+				replace := arg&8 != 0
+				want := OK
+				switch {
+				case !ok:
+					want = NotFound
+				case dstOK && !replace:
+					want = NotSet
+				}
+				if st := s.Copy(db, bk, 1-db, []byte(dst), now, replace); st != want {
+					t.Fatalf("op %d: COPY = %v, model %v", i, st, want)
+				}
+				if want == OK {
+					om[dst] = e
+				}
+			case 16: // MSETNX of two keys
+				k2 := keys[arg&7]
+				_, ok1 := m.live(key, now)
+				_, ok2 := m.live(k2, now)
+				want := !ok1 && !ok2
+				kv := [][]byte{bk, []byte("m1"), []byte(k2), []byte("m2")}
+				if got := s.MSetNX(db, kv, now); got != want {
+					t.Fatalf("op %d: MSETNX = %v, model %v", i, got, want)
+				}
+				if want {
+					m[key] = modelEntry{"m1", 0}
+					m[k2] = modelEntry{"m2", 0}
+				}
 			}
 		}
 		// Final check: every key agrees, and once every key has been
