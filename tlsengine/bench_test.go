@@ -205,3 +205,52 @@ func BenchmarkBareAEAD(b *testing.B) {
 		}
 	}
 }
+
+// sinkConn passes bytes to its net.Conn until discard is set, then drops writes.
+type sinkConn struct {
+	net.Conn
+	discard bool
+}
+
+func (c *sinkConn) Write(b []byte) (int, error) {
+	if c.discard {
+		return len(b), nil
+	}
+	return c.Conn.Write(b)
+}
+
+// BenchmarkSealRecordCryptoTLS is crypto/tls's server doing the work of
+// BenchmarkSealRecord: tls.Conn.Write of one record to a sink.
+func BenchmarkSealRecordCryptoTLS(b *testing.B) {
+	p := loadPKI(b)
+	for _, n := range recordSizes {
+		b.Run(fmt.Sprintf("TLS_AES_128_GCM_SHA256/%d", n), func(b *testing.B) {
+			cc, sc := net.Pipe()
+			sink := &sinkConn{Conn: sc}
+			srv := tls.Server(sink, &tls.Config{Certificates: []tls.Certificate{p.goServer}, MinVersion: tls.VersionTLS13})
+			done := make(chan error, 1)
+			go func() {
+				c := tls.Client(cc, clientConfig(p))
+				err := c.Handshake()
+				if err == nil {
+					_, err = c.Read(make([]byte, 1)) // drain the tickets until the sink starts
+				}
+				done <- err
+			}()
+			if err := srv.Handshake(); err != nil {
+				b.Fatal(err)
+			}
+			srv.Write([]byte{1})
+			<-done
+			sink.discard = true
+			pt := bytes.Repeat([]byte{'a'}, n)
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := srv.Write(pt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
