@@ -10,7 +10,8 @@
 # Knobs (environment): REPS=3 DURATION=5s STORM_DURATION=9s CONNS=50
 # PIPELINES="1 10 20" MIX=get=8,set=2 RATE=20000 CHURN_WORKERS=4
 # CONN_STEPS=0,1000,5000,10000 SCENARIOS="tput latency conns churn storm"
-# SERVER_CPU=0 CLIENT_CPU=1 OUT=benchmarks/results QUICK=1 (a smoke run).
+# SERVER_CPU=0 CLIENT_CPU=1 TLS_GROUPS=x25519 (empty: Go's default offer)
+# OUT=benchmarks/results QUICK=1 (a smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,7 @@ CONN_STEPS=${CONN_STEPS:-0,1000,5000,10000}
 SCENARIOS=${SCENARIOS:-tput latency conns churn storm}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
+TLS_GROUPS=${TLS_GROUPS-x25519}
 OUT=${OUT:-benchmarks/results}
 GO=${GO:-go}
 
@@ -138,6 +140,7 @@ run() {
 		-pid "$pid" -tls-ca "$CA")
 	if [[ $tls == 1 ]]; then
 		args+=(-addr "127.0.0.1:$tport" -tls)
+		[[ -z $TLS_GROUPS ]] || args+=(-tls-groups "$TLS_GROUPS")
 	else
 		args+=(-addr "127.0.0.1:$port")
 	fi

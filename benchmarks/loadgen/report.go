@@ -204,6 +204,9 @@ func writeMarkdown(w io.Writer, rs []*Result, labels, pngs []string) {
 	fmt.Fprintf(w, "# loopkv-bench comparison, %s\n\n", m.Time)
 	fmt.Fprintf(w, "Machine: %s, %d CPUs; load generator on %d CPU(s), GOMAXPROCS %d, %s; commit %s; loopback.\n\n",
 		m.CPU, m.MachineCPUs, m.NumCPU, m.GOMAXPROCS, m.GoVersion, cmp.Or(m.Commit, "unknown"))
+	if tls := tlsInfos(rs, labels); tls != "" {
+		fmt.Fprintf(w, "TLS negotiated: %s.\n\n", tls)
+	}
 	fmt.Fprintf(w, "Each cell: median (min–max) over repetitions, run alternately against each target. ")
 	fmt.Fprintf(w, "Server CPU per operation is the main figure; throughput and latency depend on the load generator sharing the machine.\n\n")
 	fmt.Fprintf(w, "| scenario | figure |")
@@ -268,6 +271,23 @@ func writeMarkdown(w io.Writer, rs []*Result, labels, pngs []string) {
 	}
 }
 
+// tlsInfos lists each target's negotiated TLS parameters.
+func tlsInfos(rs []*Result, labels []string) string {
+	var parts []string
+	for _, l := range labels {
+		var seen []string
+		for _, r := range rs {
+			if r.Label == l && r.TLSInfo != "" && !slices.Contains(seen, r.TLSInfo) {
+				seen = append(seen, r.TLSInfo)
+			}
+		}
+		if len(seen) > 0 {
+			parts = append(parts, cmp.Or(l, "target")+": "+strings.Join(seen, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // A plot draws one PNG from the results; it reports false when the
 // results hold nothing to draw.
 var plots = []struct {
@@ -321,7 +341,9 @@ func medianXY(rs []*Result, keep func(r *Result) bool, series func(r *Result) st
 	return names, out
 }
 
-// addLines adds one line with points per series and saves the plot.
+// addLines adds one line with points per series and saves the plot; the
+// legend goes top left, above lines that rise to the right. A linear Y axis
+// starts at 0 so that differences are not exaggerated.
 func addLines(p *plot.Plot, names []string, xys map[string]plotter.XYs, path string) (bool, error) {
 	var args []any
 	for _, n := range names {
@@ -335,7 +357,10 @@ func addLines(p *plot.Plot, names []string, xys map[string]plotter.XYs, path str
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return false, err
 	}
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
+	if _, isLog := p.Y.Scale.(plot.LogScale); !isLog {
+		p.Y.Min = 0
+	}
 	return true, p.Save(7*vg.Inch, 4.5*vg.Inch, path)
 }
 
@@ -373,7 +398,6 @@ func plotLatency(rs []*Result, _ []string, path string) (bool, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.NominalX(percentileNames...)
-	p.Legend.Left = true      // lines rise to the right
 	for _, n := range names { // a log axis cannot show 0
 		for i := range xys[n] {
 			xys[n][i].Y = max(xys[n][i].Y, 0.1)

@@ -28,6 +28,7 @@ func sampleResults() []*Result {
 				{Conns: 5000, RSSKB: int64(9000 * f), Threads: 2}}})
 			for _, resume := range []bool{false, true} {
 				r := &Result{Mode: "churn", Scenario: "churn-full", Label: label, Rep: rep, TLS: true,
+					TLSInfo:          "TLS 1.3 TLS_AES_128_GCM_SHA256 X25519",
 					HandshakesPerSec: 900 * f, ServerCPUPerHS: 400 / f, Latency: &Latency{Count: 10, P99: 1000}}
 				if resume {
 					r.Scenario, r.ServerCPUPerHS = "churn-resumed", 150/f
@@ -83,6 +84,7 @@ func TestReportWritesMarkdownTableAndPlots(t *testing.T) {
 		"| storm-tls | p99 µs during |",
 		"![sample-cpu-per-handshake](sample-cpu-per-handshake.png)",
 		"commit abc123",
+		"TLS negotiated: loopkv: TLS 1.3 TLS_AES_128_GCM_SHA256 X25519; redis: TLS 1.3",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
