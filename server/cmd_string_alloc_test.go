@@ -71,26 +71,27 @@ func TestHotCommandHandlersDoNotAllocate(t *testing.T) {
 	}
 }
 
-// TestHotCommandsDoNotAllocateThroughExecute pipelines 16 commands per
-// execute call: whatever execute itself allocates per call (at most one
-// object), the commands add nothing.
+// TestHotCommandsDoNotAllocateThroughExecute runs each command alone and
+// pipelined 16 deep through execute, parser and dispatch included.
 func TestHotCommandsDoNotAllocateThroughExecute(t *testing.T) {
 	for _, tt := range zeroAllocCommands {
 		s, cl, scratch := newAllocServer(t, tt.setup)
-		var in []byte
-		for i := 0; i < 16; i++ {
-			in = append(in, diffEncode(tt.cmd)...)
-		}
-		out := make([]byte, 0, 16<<10)
-		s.execute(cl, in, out, allocNow, scratch) // warm up the parser
-		allocs := testing.AllocsPerRun(100, func() {
-			n, _, _ := s.execute(cl, in, out[:0], allocNow, scratch)
-			if n != len(in) {
-				t.Fatalf("%s: consumed %d of %d", tt.name, n, len(in))
+		for _, depth := range []int{1, 16} {
+			var in []byte
+			for i := 0; i < depth; i++ {
+				in = append(in, diffEncode(tt.cmd)...)
 			}
-		})
-		if allocs > 1 {
-			t.Errorf("%s: %v allocs per batch of 16, want at most 1 (0 from the commands)", tt.name, allocs)
+			out := make([]byte, 0, 16<<10)
+			s.execute(cl, in, out, allocNow, scratch) // warm up the parser
+			allocs := testing.AllocsPerRun(100, func() {
+				n, _, _ := s.execute(cl, in, out[:0], allocNow, scratch)
+				if n != len(in) {
+					t.Fatalf("%s: consumed %d of %d", tt.name, n, len(in))
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%s pipeline=%d: %v allocs per execute, want 0", tt.name, depth, allocs)
+			}
 		}
 	}
 }
