@@ -110,7 +110,8 @@ func TestChurnCountsFullAndResumedHandshakes(t *testing.T) {
 		for _, resume := range []bool{false, true} {
 			r, err := RunChurn(ChurnConfig{Target: tg, Workers: 2, Duration: 250 * time.Millisecond, Resume: resume})
 			checkResult(t, r, err)
-			if r.Handshakes < 10 || r.HandshakesPerSec <= 0 || r.Latency.P50 <= 0 {
+			// At least one cycle per worker, however loaded the machine.
+			if r.Handshakes < 2 || r.HandshakesPerSec <= 0 || r.Latency.P50 <= 0 {
 				t.Errorf("resume=%v: %d handshakes, %.0f/s, p50 %v", resume, r.Handshakes, r.HandshakesPerSec, r.Latency.P50)
 			}
 			if (tg.Pid > 0) != (r.ServerCPUPerHS >= 0) {
