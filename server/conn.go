@@ -89,6 +89,9 @@ type handler struct {
 	s *Server
 }
 
+// newLoop returns the state of a new loop. any goroutine.
+func (h *handler) newLoop(l transportLoop) *loopState { return h.s.newLoopState(l) }
+
 // onOpen admits a connection or returns the reply to write before closing
 // it. owning loop only.
 func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
@@ -131,6 +134,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	s := h.s
 	now := nowMs()
 	cl := &cs.cl
+	cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
 	before := cl.ncmds
 	n, out, closeAfter := s.execute(cl, in, ls.out[:0], now, ls.scratch)
 	ls.out = out

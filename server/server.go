@@ -114,7 +114,7 @@ func (s *Server) Serve() error {
 		zap.String("addr", s.Addr()), zap.Int("loops", s.opts.Loops),
 		zap.String("version", Version), zap.Int("pid", pid()))
 	var once sync.Once
-	err := tr.serve(&s.h, s.Addr(), s.opts.Loops, func() { once.Do(func() { close(s.ready) }) })
+	err := tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() { once.Do(func() { close(s.ready) }) })
 	if err != nil {
 		s.log.Error("server stopped", zap.Error(err))
 		return err

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"net"
+
+	"go.uber.org/zap"
 )
 
 // The transport contract. A transport (transport_gnet.go; a netpoll twin
@@ -20,11 +22,33 @@ import (
 // A transport calls onData again only when new bytes arrive or after
 // transportConn.Wake. Only the transport_*.go files import their library.
 
+// connHandler is the contract's handler side, implemented by *handler
+// (conn.go). Every method runs on the loop that owns cs and ls, except
+// newLoop (any goroutine, once per loop) and tick (the ticker goroutine).
+type connHandler interface {
+	// newLoop returns the state of a loop the transport has just met.
+	newLoop(l transportLoop) *loopState
+	// onOpen admits a connection or returns the bytes to write before
+	// closing it.
+	onOpen(tc transportConn, ls *loopState) (cs *connState, reject []byte)
+	// onData runs the complete commands at the front of in, leaving the
+	// replies in ls.out; the transport discards consumed bytes.
+	onData(cs *connState, ls *loopState, in []byte) (consumed int, closeAfter bool)
+	// flush writes ls.out once and reports whether to close.
+	flush(cs *connState, ls *loopState) (closeAfter bool)
+	// onClose forgets a connection.
+	onClose(cs *connState)
+	// tick runs periodic work; n counts the ticks from 1.
+	tick(n int)
+}
+
+var _ connHandler = (*handler)(nil)
+
 // transport is one event-loop library serving a handler.
 type transport interface {
 	// serve listens on addr and runs the loops until stop; it calls ready
-	// once accepting.
-	serve(h *handler, addr string, loops int, ready func()) error
+	// once accepting. log receives the library's own messages.
+	serve(h connHandler, addr string, loops int, log *zap.Logger, ready func()) error
 	// stop stops accepting, closes every connection after flushing what
 	// it has queued, and makes serve return.
 	stop(ctx context.Context) error

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"go.uber.org/zap"
 )
 
 // gnetTransport runs the handler on gnet v2 loops: one read buffer per
 // loop, bytes peeked in place and unconsumed ones left in gnet's ring.
 type gnetTransport struct {
 	gnet.BuiltinEventEngine
-	h     *handler
+	h     connHandler
 	ready func()
 
 	mu    sync.Mutex
@@ -25,7 +26,7 @@ type gnetTransport struct {
 
 var _ gnet.EventHandler = (*gnetTransport)(nil)
 
-func (t *gnetTransport) serve(h *handler, addr string, loops int, ready func()) error {
+func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Logger, ready func()) error {
 	t.h, t.ready = h, ready
 	t.loops = make(map[gnet.EventLoop]*loopState)
 	return gnet.Run(t, "tcp://"+addr,
@@ -35,7 +36,7 @@ func (t *gnetTransport) serve(h *handler, addr string, loops int, ready func()) 
 		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithTCPKeepAlive(300*time.Second),
-		gnet.WithLogger(h.s.log.Sugar()),
+		gnet.WithLogger(log.Sugar()),
 	)
 }
 
@@ -64,7 +65,7 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
 	defer t.mu.Unlock()
 	ls := t.loops[el]
 	if ls == nil {
-		ls = t.h.s.newLoopState(gnetLoop{el})
+		ls = t.h.newLoop(gnetLoop{el})
 		t.loops[el] = ls
 	}
 	return ls

@@ -51,30 +51,9 @@ var ignored = map[string]bool{
 }
 
 func run(args []string) error {
-	cfg := settings{}
-	for k, v := range defaults {
-		cfg[k] = v
-	}
-	configFile := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		configFile, args = args[0], args[1:]
-		if err := loadConfigFile(configFile, cfg); err != nil {
-			return err
-		}
-	}
-	fs := flag.NewFlagSet("loopkv", flag.ContinueOnError)
-	flagVals := map[string]*string{}
-	for _, name := range sortedKeys(defaults) {
-		flagVals[name] = fs.String(name, cfg[name], "redis.conf "+name)
-	}
-	if err := fs.Parse(args); err != nil {
+	cfg, configFile, err := loadSettings(args)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	for name, p := range flagVals {
-		cfg[name] = *p
 	}
 	opts, level, err := buildOptions(cfg)
 	if err != nil {
@@ -94,6 +73,37 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return server.Run(ctx, opts)
+}
+
+// loadSettings merges the defaults, the config file named by the first
+// argument (if it is not a flag) and the flags, in that order.
+func loadSettings(args []string) (settings, string, error) {
+	cfg := settings{}
+	for k, v := range defaults {
+		cfg[k] = v
+	}
+	configFile := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		configFile, args = args[0], args[1:]
+		if err := loadConfigFile(configFile, cfg); err != nil {
+			return nil, "", err
+		}
+	}
+	fs := flag.NewFlagSet("loopkv", flag.ContinueOnError)
+	flagVals := map[string]*string{}
+	for _, name := range sortedKeys(defaults) {
+		flagVals[name] = fs.String(name, cfg[name], "redis.conf "+name)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, "", err
+	}
+	if fs.NArg() > 0 {
+		return nil, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for name, p := range flagVals {
+		cfg[name] = *p
+	}
+	return cfg, configFile, nil
 }
 
 func loadConfigFile(path string, cfg settings) error {

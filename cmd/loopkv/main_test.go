@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var splitArgsTests = []struct {
+	line string
+	want []string
+}{
+	{"port 6379", []string{"port", "6379"}},
+	{"  requirepass   \"a b\\\"c\"  ", []string{"requirepass", "a b\"c"}},
+	{"save \"\"", []string{"save", ""}},
+	{"requirepass 'it\\'s'", []string{"requirepass", "it's"}},
+	{"x \"\\x41\\n\"", []string{"x", "A\n"}},
+	{"client-output-buffer-limit normal 0 0 0", []string{"client-output-buffer-limit", "normal", "0", "0", "0"}},
+}
+
+func TestSplitArgsFollowsRedisQuoting(t *testing.T) {
+	for i, tt := range splitArgsTests {
+		got, err := splitArgs(tt.line)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("#%d %q: got %q, %v, want %q", i, tt.line, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"a \"b", "a 'b", "a \"b\"c"} {
+		if _, err := splitArgs(bad); err == nil {
+			t.Errorf("%q: no error for unbalanced quotes", bad)
+		}
+	}
+}
+
+func TestFlagsOverrideConfigFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loopkv.conf")
+	conf := "# comment\nport 7000\nmaxclients 50\nrequirepass \"p w\"\nsave \"\"\nappendonly no\nloglevel warning\n"
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, file, err := loadSettings([]string{path, "--port", "7001", "--loops", "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _, err := buildOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file != path || opts.Port != 7001 || opts.MaxClients != 50 || opts.RequirePass != "p w" ||
+		opts.Loops != 3 || opts.LogLevel != "warning" {
+		t.Errorf("got %+v from %q", opts, file)
+	}
+}
+
+func TestConfigFileRejectsUnknownDirective(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.conf")
+	_ = os.WriteFile(path, []byte("port 1\nnosuchthing yes\n"), 0o600)
+	if _, _, err := loadSettings([]string{path}); err == nil || !strings.Contains(err.Error(), ":2:") {
+		t.Errorf("got %v, want an error naming line 2", err)
+	}
+	cfg, _, err := loadSettings([]string{"--loglevel", "loud"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := buildOptions(cfg); err == nil {
+		t.Error("loglevel loud accepted")
+	}
+}
+
+func TestDaemonExitsCleanlyOnSIGTERMAndShutdown(t *testing.T) {
+	for _, how := range []string{"SHUTDOWN", "SIGTERM"} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		done := make(chan error, 1)
+		go func() {
+			done <- run([]string{"--port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning", "--dev-tls-dir", ".dev"})
+		}()
+		var c net.Conn
+		for i := 0; i < 200 && c == nil; i++ {
+			c, _ = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			time.Sleep(10 * time.Millisecond)
+		}
+		if c == nil {
+			t.Fatal("daemon did not listen")
+		}
+		r := bufio.NewReader(c)
+		fmt.Fprint(c, "PING\r\n")
+		if line, _ := r.ReadString('\n'); line != "+PONG\r\n" {
+			t.Fatalf("PING: %q", line)
+		}
+		if how == "SHUTDOWN" {
+			fmt.Fprint(c, "SHUTDOWN\r\n")
+		} else {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: run returned %v", how, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: daemon did not stop", how)
+		}
+		c.Close()
+	}
+}
