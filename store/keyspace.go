@@ -146,10 +146,11 @@ func (sh *shard) add(t *table, h uint64, key, val []byte, at int64) *entry {
 	return e
 }
 
-// setVal overwrites e's value with val, in place when it fits. Caller holds
-// sh.mu.
+// setVal overwrites e's value with val, in place when it fits and the old
+// buffer is not much larger than needed (so that a big value overwritten by
+// a small one does not pin its memory). Caller holds sh.mu.
 func (sh *shard) setVal(e *entry, val []byte) {
-	if cap(e.val) >= len(val) {
+	if cap(e.val) >= len(val) && cap(e.val) <= 2*len(val)+64 {
 		e.val = append(e.val[:0], val...)
 		return
 	}

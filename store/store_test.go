@@ -540,3 +540,28 @@ func TestScanGuaranteeWithConcurrentWriters(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+func TestSmallValueReleasesBigBuffer(t *testing.T) {
+	s := New(Options{})
+	s.Set(0, []byte("k"), make([]byte, 1<<20), t0, SetOptions{})
+	big := s.Stats().UsedMemory
+	s.Set(0, []byte("k"), []byte("small"), t0, SetOptions{})
+	if m := s.Stats().UsedMemory; m > big/100 {
+		t.Fatalf("UsedMemory %d after overwriting a 1 MiB value with 5 bytes (was %d)", m, big)
+	}
+}
+
+func TestShardsRoundUpToPowerOfTwo(t *testing.T) {
+	for _, n := range []int{1, 3, 64, 100, 5000} {
+		s := New(Options{Shards: n})
+		if got := len(s.shards); got&(got-1) != 0 || got < min(n, maxShards) || got > maxShards {
+			t.Errorf("Shards %d gave %d shards", n, got)
+		}
+		for i := 0; i < 100; i++ {
+			s.Set(0, []byte(fmt.Sprint(i)), []byte("v"), t0, SetOptions{})
+		}
+		if s.DBSize(0) != 100 {
+			t.Errorf("Shards %d: DBSize %d", n, s.DBSize(0))
+		}
+	}
+}
