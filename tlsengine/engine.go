@@ -488,6 +488,10 @@ func (e *Engine) blocked() bool {
 func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 	typ := rec[0]
 	body := rec[recordHeaderLen:]
+	// RFC 8446, Section 5.1: nothing may interleave with a fragmented handshake message.
+	if typ != recordTypeHandshake && typ != recordTypeApplicationData && e.hs != nil && len(e.hs.buf) > 0 {
+		return nil, errBadRecordType
+	}
 	// RFC 8446, Section 5: CCS and (before keys) alerts and handshakes are plaintext.
 	if typ == recordTypeChangeCipherSpec {
 		return nil, e.readChangeCipherSpec(body)

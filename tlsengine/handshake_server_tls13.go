@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"golang.org/x/crypto/cryptobyte"
 )
 
 // hsState is the position of the server handshake (RFC 8446, Appendix A.2).
@@ -178,7 +180,7 @@ func (e *Engine) readClientHello(msg []byte) error {
 	hs.sawCH = true
 	ch := new(clientHelloMsg)
 	if !ch.unmarshal(msg) {
-		return errDecode
+		return clientHelloDecodeAlert(msg)
 	}
 	// Version dispatch (RFC 8446, Section 4.2.1). A TLS 1.2 handshake
 	// (handshake_server_tls12.go) slots in here when supported_versions
@@ -246,6 +248,28 @@ func (e *Engine) readClientHello(msg []byte) error {
 	}
 	hs.transcript.write(msg)
 	return e.sendServerFlight(ch, share, selectedPSK)
+}
+
+// clientHelloDecodeAlert picks the alert for a ClientHello the codec
+// rejected: illegal_parameter when pre_shared_key is not the last extension
+// (RFC 8446, Section 4.2.11), decode_error otherwise.
+func clientHelloDecodeAlert(msg []byte) error {
+	s := cryptobyte.String(msg)
+	var skip, exts cryptobyte.String
+	if !s.Skip(4+2+32) || !s.ReadUint8LengthPrefixed(&skip) || !s.ReadUint16LengthPrefixed(&skip) ||
+		!s.ReadUint8LengthPrefixed(&skip) || !s.ReadUint16LengthPrefixed(&exts) {
+		return errDecode
+	}
+	for !exts.Empty() {
+		var typ uint16
+		if !exts.ReadUint16(&typ) || !exts.ReadUint16LengthPrefixed(&skip) {
+			return errDecode
+		}
+		if typ == extensionPreSharedKey && !exts.Empty() {
+			return errIllegalParameter
+		}
+	}
+	return errDecode
 }
 
 // checkSecondClientHello enforces RFC 8446, Section 4.1.2: the retried

@@ -121,6 +121,7 @@ var recordFailures = []struct {
 	{"wrong-first-message", handshakeRecord([]byte{typeFinished, 0, 0, 1, 0}), AlertUnexpectedMessage},
 	{"truncated-hello", handshakeRecord([]byte{typeClientHello, 0, 0, 3, 3, 3, 0}), AlertDecodeError},
 	{"empty-handshake-record", []byte{22, 3, 1, 0, 0}, AlertUnexpectedMessage},
+	{"ccs-inside-fragmented-hello", []byte{22, 3, 1, 0, 2, 1, 0, 20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
 	{"huge-hello", handshakeRecord([]byte{typeClientHello, 2, 0, 0}), AlertDecodeError},
 }
 
@@ -511,5 +512,31 @@ func TestTicketFromOtherKeysIsIgnored(t *testing.T) {
 	r, serr, e := runInterop(t, &Config{Certificates: []*Certificate{p.p256}, TicketKeys: other}, cc, feedWhole, echoMsgs[:1])
 	if r.err != nil || serr != nil || e.ConnectionState().DidResume {
 		t.Errorf("client %v server %v resumed %v", r.err, serr, e.ConnectionState().DidResume)
+	}
+}
+
+func TestPreSharedKeyNotLastIsIllegalParameter(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
+	cc := clientConfig(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	msg := captureClientHello(t, cc)[5:]
+	// Append an empty padding extension after pre_shared_key.
+	msg = append(bytes.Clone(msg), 0, 21, 0, 0)
+	n := len(msg) - 4
+	msg[1], msg[2], msg[3] = byte(n>>16), byte(n>>8), byte(n)
+	extLenAt := 4 + 2 + 32 + 1 + int(msg[4+2+32])
+	extLenAt += 2 + (int(msg[extLenAt])<<8 | int(msg[extLenAt+1]))
+	extLenAt += 1 + int(msg[extLenAt])
+	el := (int(msg[extLenAt])<<8 | int(msg[extLenAt+1])) + 4
+	msg[extLenAt], msg[extLenAt+1] = byte(el>>8), byte(el)
+	err, out := feedAll(NewEngine(cfg), handshakeRecord(msg))
+	wantAlertErr(t, "psk not last", err, AlertIllegalParameter)
+	if !bytes.Equal(out, plainAlert(AlertIllegalParameter)) {
+		t.Errorf("output %x", out)
 	}
 }
