@@ -244,14 +244,17 @@ func cmdGetEx(c *cmdCtx) {
 
 func cmdMGet(c *cmdCtx) {
 	c.arrayLen(len(c.args) - 1)
-	for _, key := range c.args[1:] {
-		var st store.Status
-		c.out, st = c.store.Get(c.db(), key, c.now, c.out, resp.AppendBulk)
-		if st != store.OK {
-			c.null()
-		}
+	null := appendNull2
+	if c.cl.proto >= 3 {
+		null = appendNull3
 	}
+	c.out = c.store.MGet(c.db(), c.args[1:], c.now, c.out, resp.AppendBulk, null)
 }
+
+// appendNull2 and appendNull3 are resp.AppendNull for each protocol, as
+// plain functions that the store can call without a closure.
+func appendNull2(dst []byte) []byte { return resp.AppendNull(dst, 2) }
+func appendNull3(dst []byte) []byte { return resp.AppendNull(dst, 3) }
 
 func cmdMSet(c *cmdCtx) {
 	if len(c.args)%2 == 0 {

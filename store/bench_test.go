@@ -124,6 +124,7 @@ func TestZeroAllocHotPaths(t *testing.T) {
 	s.Set(0, key, val, t0, SetOptions{})
 	s.Set(0, []byte("n"), []byte("41"), t0, SetOptions{})
 	dst := make([]byte, 0, 64)
+	mgetKeys := [][]byte{key, []byte("n"), []byte("nope")}
 	cases := map[string]func(){
 		"Get":        func() { dst, _ = s.Get(0, key, t0, dst[:0], rawEnc) },
 		"GetMiss":    func() { s.Get(0, []byte("nope"), t0, dst[:0], rawEnc) },
@@ -139,6 +140,7 @@ func TestZeroAllocHotPaths(t *testing.T) {
 		"GetRange":   func() { dst, _ = s.GetRange(0, key, t0, 1, 3, dst[:0], rawEnc) },
 		"SetGet":     func() { dst, _, _ = s.SetGet(0, key, val, t0, SetOptions{}, dst[:0], rawEnc) },
 		"StrLen":     func() { s.StrLen(0, key, t0) },
+		"MGet":       func() { dst = s.MGet(0, mgetKeys, t0, dst[:0], rawEnc, rawMissing) },
 		"PersistNop": func() { s.Persist(0, []byte("n"), t0) },
 	}
 	for name, fn := range cases {
@@ -147,3 +149,5 @@ func TestZeroAllocHotPaths(t *testing.T) {
 		}
 	}
 }
+
+func rawMissing(dst []byte) []byte { return append(dst, '-') }

@@ -37,6 +37,28 @@ func (s *Store) Get(db int, key []byte, now int64, dst []byte, enc EncodeFunc) (
 	return enc(dst, e.val), OK
 }
 
+// MGet appends, for each key in order, its value through enc or, when it
+// does not exist, what missing appends (such as a RESP null). It locks every
+// shard involved at once, so it never sees half of a concurrent MSet.
+func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFunc, missing func(dst []byte) []byte) []byte {
+	var m shardSet
+	for _, k := range keys {
+		m.add(s.shardIndex(s.hash(k)))
+	}
+	s.lockSet(&m)
+	defer s.unlockSet(&m)
+	for _, k := range keys {
+		h := s.hash(k)
+		sh := &s.shards[s.shardIndex(h)]
+		if e := sh.lookup(sh.table(db), h, k, now, true); e != nil {
+			dst = enc(dst, e.val)
+		} else {
+			dst = missing(dst)
+		}
+	}
+	return dst
+}
+
 // Set stores a copy of val under key. It returns NotSet when opts.Mode's
 // condition does not hold, OK otherwise.
 func (s *Store) Set(db int, key, val []byte, now int64, opts SetOptions) Status {

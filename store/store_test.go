@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -562,6 +563,36 @@ func TestShardsRoundUpToPowerOfTwo(t *testing.T) {
 		}
 		if s.DBSize(0) != 100 {
 			t.Errorf("Shards %d: DBSize %d", n, s.DBSize(0))
+		}
+	}
+}
+
+func TestMGetNeverSeesHalfAnMSet(t *testing.T) {
+	s := New(Options{Shards: 16})
+	keys := [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d")}
+	s.MSet(0, [][]byte{keys[0], []byte("0"), keys[1], []byte("0"), keys[2], []byte("0"), keys[3], []byte("0")}, t0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i < 3000; i++ {
+			v := []byte(fmt.Sprint(i))
+			s.MSet(0, [][]byte{keys[0], v, keys[1], v, keys[2], v, keys[3], v}, t0)
+		}
+	}()
+	miss := func(dst []byte) []byte { return append(dst, "nil,"...) }
+	enc := func(dst, v []byte) []byte { return append(append(dst, v...), ',') }
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		got := string(s.MGet(0, keys, t0, nil, enc, miss))
+		parts := strings.Split(got, ",")
+		for _, p := range parts[1:4] {
+			if p != parts[0] {
+				t.Fatalf("MGET saw a torn MSET: %q", got)
+			}
 		}
 	}
 }
