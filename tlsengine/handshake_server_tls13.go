@@ -182,11 +182,8 @@ func (e *Engine) readClientHello(msg []byte) error {
 	if !ch.unmarshal(msg) {
 		return clientHelloDecodeAlert(msg)
 	}
-	// Version dispatch (RFC 8446, Section 4.2.1). A TLS 1.2 handshake
-	// (handshake_server_tls12.go) slots in here when supported_versions
-	// lacks 1.3; until then such clients get protocol_version.
-	if !slices.Contains(ch.supportedVersions, versionTLS13) {
-		return alertErr(AlertProtocolVersion, ErrProtocolVersion)
+	if _, err := negotiateVersion(ch); err != nil {
+		return err
 	}
 	if len(ch.compressionMethods) != 1 || ch.compressionMethods[0] != 0 {
 		return errIllegalParameter
@@ -271,6 +268,23 @@ func clientHelloDecodeAlert(msg []byte) error {
 	}
 	return errDecode
 }
+
+// negotiateVersion is the version dispatch (RFC 8446, Section 4.2.1): TLS
+// 1.3 when supported_versions offers it. TLS 1.2 (handshake_server_tls12.go)
+// will add its branch here, continuing in its own state machine, and must
+// then put downgradeCanaryTLS12 in the last 8 bytes of ServerHello.random
+// (RFC 8446, Section 4.1.3). Until then every other client gets
+// protocol_version.
+func negotiateVersion(ch *clientHelloMsg) (uint16, error) {
+	if slices.Contains(ch.supportedVersions, versionTLS13) {
+		return versionTLS13, nil
+	}
+	return 0, alertErr(AlertProtocolVersion, ErrProtocolVersion)
+}
+
+// downgradeCanaryTLS12 ends ServerHello.random when a TLS 1.3 server
+// negotiates TLS 1.2 (RFC 8446, Section 4.1.3).
+const downgradeCanaryTLS12 = "DOWNGRD\x01"
 
 // checkSecondClientHello enforces RFC 8446, Section 4.1.2: the retried
 // ClientHello equals the first except for key_share, early_data, cookie,

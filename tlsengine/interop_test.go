@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // ---- test PKI ---------------------------------------------------------------
@@ -348,6 +349,12 @@ func TestInteropBasicHandshake(t *testing.T) {
 		}
 		if r.state.Version != tls.VersionTLS13 || e.ConnectionState().CipherSuite != r.state.CipherSuite {
 			t.Errorf("mode %d: version %x suite %x/%x", mode, r.state.Version, r.state.CipherSuite, e.ConnectionState().CipherSuite)
+		}
+		if e.hs != nil {
+			t.Errorf("mode %d: handshake state and buffers retained after the handshake", mode)
+		}
+		if size := unsafe.Sizeof(*e); size > 512 {
+			t.Errorf("Engine is %d bytes, budget 512", size)
 		}
 	}
 }
