@@ -15,6 +15,7 @@ import (
 	"errors"
 	"io"
 	"math/big"
+	mrand "math/rand/v2"
 	"net"
 	"sync"
 	"testing"
@@ -123,6 +124,7 @@ const (
 	feedWhole  feedMode = iota // everything received so far
 	feedRecord                 // one complete record at a time
 	feedByte                   // growing prefixes, one byte more each call
+	feedRandom                 // random prefixes (fixed seed)
 )
 
 // driver runs an Engine against a net.Conn in the calling goroutine: it
@@ -136,6 +138,7 @@ type driver struct {
 	out     []byte
 	onData  func(d *driver, p []byte) // default: echo
 	hook    func(rec []byte)          // feedRecord: sees (and may rewrite) each record first
+	rng     *mrand.Rand               // feedRandom
 	asyncWk bool                      // complete WantSign/WantVerify "on a worker" (here: inline)
 }
 
@@ -169,6 +172,13 @@ func (d *driver) step() error {
 	for {
 		avail := len(d.inbuf)
 		switch d.mode {
+		case feedRandom:
+			if d.rng == nil {
+				d.rng = mrand.New(mrand.NewPCG(1, 2))
+			}
+			if avail > 0 {
+				avail = 1 + d.rng.IntN(avail)
+			}
 		case feedRecord:
 			if avail >= 5 {
 				if n := 5 + int(binary.BigEndian.Uint16(d.inbuf[3:5])); n <= avail {
@@ -205,7 +215,7 @@ func (d *driver) step() error {
 			d.e.VerifyDone(err)
 			continue
 		}
-		if st&StatusHasPlaintext != 0 || (consumed > 0 && len(d.inbuf) > 0) {
+		if st&StatusHasPlaintext != 0 || (consumed > 0 && len(d.inbuf) > 0) || avail < len(d.inbuf) && d.mode == feedRandom {
 			continue
 		}
 		return nil
@@ -341,7 +351,7 @@ var echoMsgs = [][]byte{[]byte("PING\r\n"), bytes.Repeat([]byte("x"), 40000), []
 
 func TestInteropBasicHandshake(t *testing.T) {
 	p := loadPKI(t)
-	for _, mode := range []feedMode{feedWhole, feedRecord, feedByte} {
+	for _, mode := range []feedMode{feedWhole, feedRecord, feedByte, feedRandom} {
 		cfg := &Config{Certificates: []*Certificate{p.p256}}
 		r, serr, e := runInterop(t, cfg, clientConfig(p), mode, echoMsgs)
 		if r.err != nil || serr != nil && !errors.Is(serr, io.EOF) {
