@@ -10,23 +10,11 @@ import (
 // Key commands (Redis db.c, expire.c): existence, TTLs, renaming, iteration
 // and flushing.
 
-func cmdDel(c *cmdCtx) {
-	n := int64(0)
-	for _, key := range c.args[1:] {
-		n += b2i(c.store.Del(c.db(), key, c.now))
-	}
-	c.integer(n)
-}
+func cmdDel(c *cmdCtx) { c.integer(int64(c.store.DelKeys(c.db(), c.args[1:], c.now))) }
 
 // cmdExists is EXISTS and TOUCH: the number of arguments naming a live key,
 // a key named twice counting twice.
-func cmdExists(c *cmdCtx) {
-	n := int64(0)
-	for _, key := range c.args[1:] {
-		n += b2i(c.store.Exists(c.db(), key, c.now))
-	}
-	c.integer(n)
-}
+func cmdExists(c *cmdCtx) { c.integer(int64(c.store.CountExisting(c.db(), c.args[1:], c.now))) }
 
 func cmdType(c *cmdCtx) { c.simple(c.store.Type(c.db(), c.args[1], c.now)) }
 

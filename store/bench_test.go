@@ -135,6 +135,7 @@ func TestZeroAllocHotPaths(t *testing.T) {
 		"IncrBy":     func() { s.IncrBy(0, []byte("n"), t0, 3) },
 		"IncrByNeg":  func() { s.IncrBy(0, []byte("n"), t0, -1_000_000) },
 		"Exists":     func() { s.Exists(0, key, t0) },
+		"CountExist": func() { s.CountExisting(0, mgetKeys, t0) },
 		"ExpireAt":   func() { s.ExpireAt(0, key, t0) },
 		"Expire":     func() { s.Expire(0, key, t0, t0+5000, 0) },
 		"GetRange":   func() { dst, _ = s.GetRange(0, key, t0, 1, 3, dst[:0], rawEnc) },

@@ -16,6 +16,48 @@ func (s *Store) Del(db int, key []byte, now int64) bool {
 	return true
 }
 
+// DelKeys deletes every key of keys at once (all their shards locked
+// together) and returns how many existed; a key named twice counts once.
+func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
+	var m shardSet
+	for _, k := range keys {
+		m.add(s.shardIndex(s.hash(k)))
+	}
+	s.lockSet(&m)
+	defer s.unlockSet(&m)
+	n := 0
+	for _, k := range keys {
+		h := s.hash(k)
+		sh := &s.shards[s.shardIndex(h)]
+		t := sh.table(db)
+		if e := sh.lookup(t, h, k, now, false); e != nil {
+			sh.del(t, e)
+			n++
+		}
+	}
+	return n
+}
+
+// CountExisting returns how many of keys exist, at one instant; a key named
+// twice counts twice, as EXISTS does.
+func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
+	var m shardSet
+	for _, k := range keys {
+		m.add(s.shardIndex(s.hash(k)))
+	}
+	s.lockSet(&m)
+	defer s.unlockSet(&m)
+	n := 0
+	for _, k := range keys {
+		h := s.hash(k)
+		sh := &s.shards[s.shardIndex(h)]
+		if sh.lookup(sh.table(db), h, k, now, true) != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // Exists reports whether key exists.
 func (s *Store) Exists(db int, key []byte, now int64) bool {
 	h := s.hash(key)

@@ -596,3 +596,19 @@ func TestMGetNeverSeesHalfAnMSet(t *testing.T) {
 		}
 	}
 }
+
+func TestDelKeysAndCountExisting(t *testing.T) {
+	s := New(Options{})
+	s.MSet(0, [][]byte{[]byte("a"), []byte("1"), []byte("b"), []byte("2")}, t0)
+	s.Set(0, []byte("old"), []byte("v"), t0, SetOptions{ExpireAt: t0 + 1})
+	keys := [][]byte{[]byte("a"), []byte("a"), []byte("b"), []byte("old"), []byte("none")}
+	if n := s.CountExisting(0, keys, t0+5); n != 3 {
+		t.Fatalf("CountExisting = %d, want 3", n)
+	}
+	if n := s.DelKeys(0, keys, t0+5); n != 2 {
+		t.Fatalf("DelKeys = %d, want 2", n)
+	}
+	if s.DBSize(0) != 0 {
+		t.Fatalf("DBSize = %d after DelKeys", s.DBSize(0))
+	}
+}
