@@ -3,9 +3,11 @@
 //
 // The keyspace is split into shards by a hash of the key; each shard has its
 // own mutex and, per database, its own chained hash table. An operation on one
-// key locks exactly one shard. Operations on several keys (MSET, MSETNX,
-// RENAME, COPY) lock every shard they need in increasing index order, so two
-// of them can never deadlock, and MSETNX is atomic.
+// key locks exactly one shard. Operations on several keys (MSet, MSetNX,
+// MGet, DelKeys, CountExisting, Rename, Copy) lock every shard they need at
+// once, in increasing index order, so two of them can never deadlock and
+// each is atomic, as the single-threaded Redis makes them. Whole-keyspace
+// walks (Keys, Scan, DBSize, Stats, FlushDB) lock one shard at a time.
 //
 // Values are copied in once and updated in place when the new value fits the
 // old capacity, so SET of an existing key, INCR and friends do not allocate.
