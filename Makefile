@@ -42,5 +42,8 @@ fuzz:
 		done; \
 	done
 
+compare: deps build
+	benchmarks/compare.sh
+
 clean:
 	rm -rf bin .dev
