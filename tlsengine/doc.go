@@ -44,6 +44,9 @@
 //	ClientFinished             Finished                 Done (NewSessionTicket queued)
 //	Done                       KeyUpdate, alerts, data  Done
 //
+// The engine keeps no timers: bound handshakes and idle connections with
+// the loop's timer wheel and call Release when a connection closes.
+//
 // Every failure is a fatal *AlertError carrying the RFC 8446 Section 6 alert.
 // Early data is never accepted; undecryptable 0-RTT records are skipped up
 // to 64 KiB (RFC 8446, Section 4.2.10). TLS 1.2 will slot in at the version

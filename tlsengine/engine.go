@@ -40,12 +40,15 @@ type Config struct {
 	TicketKeys *TicketKeys
 	// TicketLifetime defaults to 7 days (the RFC 8446 maximum).
 	TicketLifetime time.Duration
-	// Rand defaults to crypto/rand.Reader.
+	// Rand defaults to crypto/rand.Reader. It is shared by every loop, so it
+	// must be safe for concurrent use. (Go 1.26 key generation ignores
+	// custom readers; Rand feeds ServerHello.random and tickets.)
 	Rand io.Reader
 	// Now defaults to time.Now; it is called only during handshakes and
 	// when a KeyUpdate arrives, never per record.
 	Now func() time.Time
-	// KeyLog receives NSS key log lines; for debugging only.
+	// KeyLog receives NSS key log lines; for debugging only. It must be
+	// safe for concurrent use when the Config is shared.
 	KeyLog io.Writer
 	// AsyncSign, when it returns true for a scheme, makes the handshake
 	// stop with StatusWantSign instead of signing inline.
@@ -419,9 +422,10 @@ func (e *Engine) AppendRecords(out, p []byte) ([]byte, error) {
 // many bytes it consumed; a trailing partial record is left for the next
 // call. Handshake, alert and KeyUpdate records drive the engine and may
 // queue output (StatusHasOutput). Application data is decrypted in place in
-// in and appended to plain; with plain == nil the plaintext of all records
-// is compacted to the front of in and p aliases in[:len(p)] (p is valid
-// until the caller reuses in; consume p before discarding consumed bytes).
+// in and appended to plain (which must not overlap in); with plain == nil
+// the plaintext of all records is compacted to the front of in and p
+// aliases in[:len(p)] (p is valid until the caller reuses in; consume p
+// before discarding consumed bytes).
 // With plain != nil, Read stops before a record that may not fit in
 // cap(plain) (StatusHasPlaintext) unless no plaintext was produced yet.
 //
