@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net"
 	"slices"
 	"strconv"
@@ -93,9 +92,6 @@ func (s *Server) Ready() <-chan struct{} {
 	s.lazy()
 	return s.ready
 }
-
-// ErrServerClosed is returned by Serve when called on a stopped Server.
-var ErrServerClosed = errors.New("server: closed")
 
 // Serve listens and runs the loops until Stop, SHUTDOWN or a listen
 // error; it returns nil after a graceful stop.

@@ -26,14 +26,14 @@ type client struct {
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
 	s.lazy()
 	ctx := &cl.ctx
-	*ctx = cmdCtx{srv: s, cl: cl, store: s.store, out: out, now: now}
-	defer func() { ctx.args, ctx.out = nil, nil }()
-	consumed := 0
+	ctx.srv, ctx.cl, ctx.store, ctx.out, ctx.now = s, cl, s.store, out, now
+	consumed, closeAfter := 0, false
 	for consumed < len(in) && !cl.quit && len(ctx.out) < batchOutLimit {
 		args, n, err := cl.parser.Next(in[consumed:])
 		if err != nil {
 			ctx.errReply("ERR " + err.Error())
-			return consumed, ctx.out, true
+			closeAfter = true
+			break
 		}
 		if n == 0 {
 			break
@@ -45,7 +45,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		ctx.args = args
 		s.call(ctx, scratch)
 	}
-	return consumed, ctx.out, cl.quit
+	out = ctx.out
+	ctx.args, ctx.out = nil, nil // an idle client keeps no reference to loop buffers
+	return consumed, out, closeAfter || cl.quit
 }
 
 // call dispatches one command: lookup, arity, authentication, then the
