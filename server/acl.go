@@ -1,0 +1,884 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Access control as Redis 7.0's ACL has it, for the common case: users
+// with passwords, command and category rules, and key patterns. One root
+// selector per user; no (selectors), no first-arg or subcommand rules.
+//
+// Concurrency: a user is a stable handle (*aclUser) that clients keep; its
+// permissions are an immutable aclPerm swapped in atomically by ACL SETUSER
+// and ACL LOAD, so every loop checks commands with one atomic load and no
+// lock. The user table, the log and the file are under aclState.mu.
+//
+// Categories are derived from the command table (aclCategories in
+// cmd_server.go, the same list COMMAND INFO prints):
+//
+//	Group "string"      -> @string      Flags flagWrite    -> @write
+//	Group "generic"     -> @keyspace    Flags flagReadOnly -> @read
+//	Group "connection"  -> @connection  Flags flagAdmin    -> @admin @dangerous
+//	Flags flagFast      -> @fast, otherwise @slow
+//
+// Redis's other categories exist (ACL CAT lists them) and hold no command.
+
+// aclCategoryNames are Redis 7.0's categories in ACL CAT's order.
+var aclCategoryNames = []string{
+	"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
+	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking",
+	"dangerous", "connection", "transaction", "scripting",
+}
+
+// Key permissions of a pattern: ~ is both, %R~ read, %W~ write.
+const (
+	aclRead  uint8 = 1 << iota
+	aclWrite       //
+	aclRW    = aclRead | aclWrite
+)
+
+// ACL LOG limits and grouping, as Redis's acllog-max-len default and
+// ACL_LOG_GROUPING_MAX_TIME_DELTA.
+const (
+	aclLogMax      = 128
+	aclLogGroupDur = 60000 // ms
+)
+
+// Error texts of ACL SETUSER rules (Redis's ACLSetUserStringError).
+const (
+	aclErrUnknown   = "Unknown command or category name in ACL"
+	aclErrSyntax    = "Syntax error"
+	aclErrAllKeys   = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
+	aclErrAllChans  = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
+	aclErrNoPass    = "The password you are trying to remove from the user does not exist"
+	aclErrBadHash   = "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"
+	aclErrNoKeyPerm = "NOPERM this user has no permissions to access one of the keys used as arguments"
+)
+
+// aclUser is one user. Clients hold the pointer for as long as they are
+// authenticated as it; name never changes.
+type aclUser struct {
+	name string
+	perm atomic.Pointer[aclPerm] // immutable once stored
+}
+
+// aclPerm is a user's flags, passwords and root selector. Never modified
+// after it is stored in an aclUser: rules apply to a clone.
+type aclPerm struct {
+	on, nopass bool
+	sanitize   int8 // 0 unset, 1 sanitize-payload, -1 skip-sanitize-payload
+	removed    bool // the user was deleted: nothing is allowed
+	passwords  [][sha256.Size]byte
+
+	allowAll    bool     // every command on every key: the fast path
+	futureCmds  bool     // +@all or allcommands is in effect
+	cmds        []uint64 // bitset by aclCommandID
+	allKeys     bool
+	keys        []aclKeyPattern
+	allChannels bool
+	channels    []string
+}
+
+type aclKeyPattern struct {
+	pat   string
+	flags uint8 // aclRead, aclWrite
+}
+
+// aclLogEntry is one ACL LOG entry; entries that match within
+// aclLogGroupDur are counted in one.
+type aclLogEntry struct {
+	count                             int64
+	reason, context, object, username string
+	ctime                             int64 // ms, of the latest occurrence
+	clientInfo                        string
+}
+
+// aclState holds the users, the ACL log and the denial counters of one
+// Server. Safe for use by every loop.
+type aclState struct {
+	def *aclUser // the default user; never removed
+
+	mu    sync.Mutex
+	users map[string]*aclUser
+	log   []aclLogEntry // newest first, len <= aclLogMax
+	file  string        // --aclfile, "" when none
+
+	// counters for INFO's acl_access_denied_*
+	deniedAuth, deniedCmd, deniedKey, deniedChannel atomic.Int64
+}
+
+// newACLState returns the ACL state with only the default user: on,
+// nopass, ~* &* +@all, or with requirepass as its password when set.
+func newACLState(requirepass string) *aclState {
+	a := &aclState{users: make(map[string]*aclUser)}
+	a.def = &aclUser{name: "default"}
+	a.def.perm.Store(defaultPerm(requirepass))
+	a.users["default"] = a.def
+	return a
+}
+
+func defaultPerm(requirepass string) *aclPerm {
+	p := &aclPerm{}
+	for _, r := range []string{"on", "nopass", "~*", "&*", "+@all"} {
+		_ = p.apply(r)
+	}
+	if requirepass != "" {
+		_ = p.apply("resetpass")
+		_ = p.apply(">" + requirepass)
+	}
+	p.finish()
+	return p
+}
+
+// setRequirePass makes pass the only password of the default user, or
+// makes it nopass when pass is empty, as CONFIG SET requirepass does.
+func (a *aclState) setRequirePass(pass string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.def.perm.Load().clone()
+	_ = p.apply("resetpass")
+	if pass == "" {
+		_ = p.apply("nopass")
+	} else {
+		_ = p.apply(">" + pass)
+	}
+	p.finish()
+	a.def.perm.Store(p)
+}
+
+// authRequired reports whether a new connection must authenticate: the
+// default user has a password or is off.
+func (a *aclState) authRequired() bool {
+	p := a.def.perm.Load()
+	return !p.nopass || !p.on
+}
+
+// user returns the user called name, or nil.
+func (a *aclState) user(name string) *aclUser {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.users[name]
+}
+
+// Command IDs: the position of each row in allCommands, assigned on first
+// use because allCommands is built by an init function.
+var (
+	aclIDsOnce sync.Once
+	aclIDs     map[*command]int
+)
+
+func aclCommandID(cmd *command) (int, bool) {
+	aclIDsOnce.Do(func() {
+		aclIDs = make(map[*command]int, len(allCommands))
+		for i, c := range allCommands {
+			aclIDs[c] = i
+		}
+	})
+	id, ok := aclIDs[cmd]
+	return id, ok
+}
+
+// aclCategoryHas reports whether cmd belongs to category cat (no '@').
+func aclCategoryHas(cmd *command, cat string) bool {
+	if cat == "all" {
+		return true
+	}
+	for _, c := range aclCategories(cmd) {
+		if c[1:] == cat {
+			return true
+		}
+	}
+	return false
+}
+
+func validCategory(cat string) bool { return cat == "all" || slices.Contains(aclCategoryNames, cat) }
+
+// check reports why u may not run cmd with c.args: "" when it may, else
+// the NOPERM error text to reply. A nil u is the default user. When the
+// user may run everything it is one atomic load and a bool test, with no
+// allocation. Denials are counted and logged to ACL LOG.
+func (a *aclState) check(u *aclUser, cmd *command, c *cmdCtx) string {
+	if u == nil {
+		u = a.def
+	}
+	p := u.perm.Load()
+	if p.allowAll {
+		return ""
+	}
+	reason, keyPos := p.permits(cmd, c.args)
+	switch reason {
+	case "":
+		return ""
+	case "command":
+		a.deniedCmd.Add(1)
+		name := fullCommandName(cmd, c.args)
+		a.addLog(c, "command", name, u.name)
+		return "NOPERM " + errNoCommandPerm("this", name)
+	default:
+		a.deniedKey.Add(1)
+		a.addLog(c, "key", string(c.args[keyPos]), u.name)
+		return aclErrNoKeyPerm
+	}
+}
+
+// fullCommandName is Redis's fullname of the command args run: "config|get"
+// for a known subcommand of a container, else the command's name.
+func fullCommandName(cmd *command, args [][]byte) string {
+	subs := subcommandTables[cmd.Name]
+	if cmd.Name == "acl" {
+		subs = aclSubTable
+	}
+	if len(args) > 1 {
+		for _, sc := range subs {
+			if equalFoldLower(args[1], sc.Name) {
+				return cmd.Name + "|" + sc.Name
+			}
+		}
+	}
+	return cmd.Name
+}
+
+// errNoCommandPerm is Redis 7.0's text, after "NOPERM " in replies: who
+// is "this" there and "This" in ACL DRYRUN.
+func errNoCommandPerm(who, cmd string) string {
+	return who + " user has no permissions to run the '" + cmd + "' command"
+}
+
+// permits checks cmd with args (args[0] the name) against p. It returns ""
+// when allowed, "command" when the command is denied, or "key" and the
+// index in args of the first key no pattern allows.
+func (p *aclPerm) permits(cmd *command, args [][]byte) (reason string, keyPos int) {
+	if p.removed {
+		return "command", 0
+	}
+	if !p.allowAll && cmd.Flags&flagNoAuth == 0 {
+		// A row outside the table the bits were built on is a future
+		// command: allowed by +@all only, as in Redis.
+		if id, ok := aclCommandID(cmd); ok && p.cmds[id/64]&(1<<(id%64)) == 0 || !ok && !p.futureCmds {
+			return "command", 0
+		}
+	}
+	if p.allKeys || cmd.First <= 0 {
+		return "", 0
+	}
+	var need uint8
+	if cmd.Flags&flagWrite != 0 {
+		need |= aclWrite
+	}
+	if cmd.Flags&flagReadOnly != 0 || need == 0 {
+		need |= aclRead
+	}
+	first, last, step := keyRange(cmd, len(args))
+	for i := first; i <= last; i += step {
+		if !p.keyAllowed(args[i], need) {
+			return "key", i
+		}
+	}
+	return "", 0
+}
+
+// keyRange returns the argument positions of cmd's keys in a call with n
+// arguments; last < first when there are none.
+func keyRange(cmd *command, n int) (first, last, step int) {
+	first, last, step = cmd.First, cmd.Last, cmd.Step
+	if step <= 0 {
+		step = 1
+	}
+	if last < 0 {
+		last = n + last
+	}
+	if last >= n {
+		last = n - 1
+	}
+	return first, last, step
+}
+
+// keyAllowed reports whether some pattern with the needed permissions
+// matches key.
+func (p *aclPerm) keyAllowed(key []byte, need uint8) bool {
+	if p.allKeys {
+		return true
+	}
+	for _, kp := range p.keys {
+		if kp.flags&need == need && globMatch(kp.pat, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticate checks name and pass and returns the user on success. The
+// password's SHA-256 is compared with every stored hash in constant time.
+// A failure is counted and logged to ACL LOG with c's client (c may be
+// nil). Safe for use by every loop.
+func (a *aclState) authenticate(name, pass []byte, c *cmdCtx) (*aclUser, bool) {
+	a.mu.Lock()
+	u := a.users[string(name)]
+	a.mu.Unlock()
+	if u != nil {
+		if p := u.perm.Load(); p.on && !p.removed && p.passwordMatches(pass) {
+			return u, true
+		}
+	}
+	a.deniedAuth.Add(1)
+	object := "AUTH"
+	if c != nil && len(c.args) > 0 {
+		object = string(c.args[0])
+	}
+	a.addLog(c, "auth", object, string(name))
+	return nil, false
+}
+
+// passwordMatches reports whether pass is one of p's passwords, or p is
+// nopass. It looks at every hash whatever matches, in constant time.
+func (p *aclPerm) passwordMatches(pass []byte) bool {
+	if p.nopass {
+		return true
+	}
+	sum := sha256.Sum256(pass)
+	ok := 0
+	for i := range p.passwords {
+		ok |= subtle.ConstantTimeCompare(sum[:], p.passwords[i][:])
+	}
+	return ok == 1
+}
+
+// addLog records a denial in the ACL log, grouping it with a like entry
+// from the last minute as Redis does.
+func (a *aclState) addLog(c *cmdCtx, reason, object, username string) {
+	var now int64
+	info := ""
+	if c != nil {
+		now = c.now
+		info = aclClientInfo(c)
+	}
+	e := aclLogEntry{count: 1, reason: reason, context: "toplevel", object: object,
+		username: username, ctime: now, clientInfo: info}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range a.log {
+		o := &a.log[i]
+		if o.reason == e.reason && o.context == e.context && o.object == e.object &&
+			o.username == e.username && now-o.ctime < aclLogGroupDur {
+			e.count = o.count + 1
+			a.log = slices.Delete(a.log, i, i+1)
+			break
+		}
+	}
+	if len(a.log) >= aclLogMax {
+		a.log = a.log[:aclLogMax-1]
+	}
+	a.log = slices.Insert(a.log, 0, e)
+}
+
+// aclClientInfo is the CLIENT LIST line of c's client, without its newline.
+func aclClientInfo(c *cmdCtx) string {
+	if c.cl.conn != nil {
+		return strings.TrimSuffix(string(appendClientLine(nil, c.cl.conn, c.now)), "\n")
+	}
+	return "id=" + itoa(int64(c.cl.id)) + " addr= laddr= fd=-1 name=" + c.cl.name +
+		" db=" + itoa(int64(c.cl.db)) + " resp=" + itoa(int64(c.cl.proto))
+}
+
+// --- rules ---
+
+// clone returns a deep copy of p that rules may change.
+func (p *aclPerm) clone() *aclPerm {
+	q := *p
+	q.passwords = slices.Clone(p.passwords)
+	q.cmds = slices.Clone(p.cmds)
+	q.keys = slices.Clone(p.keys)
+	q.channels = slices.Clone(p.channels)
+	return &q
+}
+
+// newUserPerm is a new user's state: off, no passwords, no keys, no
+// channels, -@all (Redis 7.0 with acl-pubsub-default resetchannels).
+func newUserPerm() *aclPerm {
+	p := &aclPerm{}
+	p.finish()
+	return p
+}
+
+// finish sizes the command bitset and computes the fast-path flag.
+func (p *aclPerm) finish() {
+	p.ensureBits()
+	p.allowAll = false
+	if !p.allKeys || p.removed {
+		return
+	}
+	for id := range allCommands {
+		if p.cmds[id/64]&(1<<(id%64)) == 0 {
+			return
+		}
+	}
+	p.allowAll = true
+}
+
+func (p *aclPerm) ensureBits() {
+	if n := (len(allCommands) + 63) / 64; len(p.cmds) < n {
+		p.cmds = append(p.cmds, make([]uint64, n-len(p.cmds))...)
+	}
+}
+
+// aclRuleError is a rule that ACL SETUSER or the users file rejects.
+type aclRuleError string
+
+func (e aclRuleError) Error() string { return string(e) }
+
+// setRules applies rules to a clone of p and returns it finished, or the
+// first rule's error and its index.
+func (p *aclPerm) setRules(rules []string) (*aclPerm, int, error) {
+	q := p.clone()
+	for i, r := range rules {
+		if err := q.apply(r); err != nil {
+			return nil, i, err
+		}
+	}
+	q.finish()
+	return q, 0, nil
+}
+
+// apply applies one rule, Redis's ACLSetUser and ACLSetSelector.
+func (p *aclPerm) apply(op string) error {
+	p.ensureBits()
+	switch lo := strings.ToLower(op); {
+	case lo == "on":
+		p.on = true
+	case lo == "off":
+		p.on = false
+	case lo == "skip-sanitize-payload":
+		p.sanitize = -1
+	case lo == "sanitize-payload":
+		p.sanitize = 1
+	case lo == "nopass":
+		p.nopass, p.passwords = true, nil
+	case lo == "resetpass":
+		p.nopass, p.passwords = false, nil
+	case lo == "reset":
+		for _, r := range []string{"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "-@all"} {
+			_ = p.apply(r)
+		}
+	case lo == "allkeys":
+		return p.apply("~*")
+	case lo == "resetkeys":
+		p.allKeys, p.keys = false, nil
+	case lo == "allchannels":
+		return p.apply("&*")
+	case lo == "resetchannels":
+		p.allChannels, p.channels = false, nil
+	case lo == "allcommands" || lo == "+@all":
+		p.setAllCommands(true)
+	case lo == "nocommands" || lo == "-@all":
+		p.setAllCommands(false)
+	case lo == "clearselectors":
+	case op == "":
+		return aclRuleError(aclErrSyntax)
+	case op[0] == '>' || op[0] == '#':
+		return p.addPassword(op)
+	case op[0] == '<' || op[0] == '!':
+		return p.removePassword(op)
+	case op[0] == '~' || op[0] == '%':
+		return p.addKeyPattern(op)
+	case op[0] == '&':
+		return p.addChannel(op[1:])
+	case len(op) > 1 && (op[0] == '+' || op[0] == '-'):
+		return p.commandRule(op[0] == '+', lo[1:])
+	default:
+		return aclRuleError(aclErrSyntax)
+	}
+	return nil
+}
+
+func (p *aclPerm) setAllCommands(on bool) {
+	var v uint64
+	if on {
+		v = ^uint64(0)
+	}
+	for i := range p.cmds {
+		p.cmds[i] = v
+	}
+	p.futureCmds = on
+}
+
+// passwordHash parses a ">pass", "<pass", "#hash" or "!hash" rule.
+func passwordHash(op string) ([sha256.Size]byte, error) {
+	var h [sha256.Size]byte
+	if op[0] == '>' || op[0] == '<' {
+		return sha256.Sum256([]byte(op[1:])), nil
+	}
+	s := op[1:]
+	if len(s) != 2*sha256.Size || strings.ContainsFunc(s, func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') }) {
+		return h, aclRuleError(aclErrBadHash)
+	}
+	_, _ = hex.Decode(h[:], []byte(s))
+	return h, nil
+}
+
+func (p *aclPerm) addPassword(op string) error {
+	h, err := passwordHash(op)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(p.passwords, h) {
+		p.passwords = append(p.passwords, h)
+	}
+	p.nopass = false
+	return nil
+}
+
+func (p *aclPerm) removePassword(op string) error {
+	h, err := passwordHash(op)
+	if err != nil {
+		return err
+	}
+	i := slices.Index(p.passwords, h)
+	if i < 0 {
+		return aclRuleError(aclErrNoPass)
+	}
+	p.passwords = slices.Delete(p.passwords, i, i+1)
+	return nil
+}
+
+// addKeyPattern parses "~pat", "%R~pat", "%W~pat" or "%RW~pat".
+func (p *aclPerm) addKeyPattern(op string) error {
+	if p.allKeys {
+		return aclRuleError(aclErrAllKeys)
+	}
+	flags, off := aclRW, 1
+	if op[0] == '%' {
+		flags = 0
+		tilde := false
+		for ; off < len(op); off++ {
+			switch ch := op[off] | 0x20; {
+			case ch == 'r' && flags&aclRead == 0:
+				flags |= aclRead
+			case ch == 'w' && flags&aclWrite == 0:
+				flags |= aclWrite
+			case op[off] == '~':
+				tilde = true
+			default:
+				return aclRuleError(aclErrSyntax)
+			}
+			if tilde {
+				off++
+				break
+			}
+		}
+		if !tilde || flags == 0 || off == len(op) {
+			return aclRuleError(aclErrSyntax)
+		}
+	}
+	pat := op[off:]
+	if pat == "*" && flags == aclRW {
+		p.allKeys, p.keys = true, nil
+		return nil
+	}
+	for i := range p.keys {
+		if p.keys[i].pat == pat {
+			p.keys[i].flags |= flags
+			return nil
+		}
+	}
+	p.keys = append(p.keys, aclKeyPattern{pat: pat, flags: flags})
+	return nil
+}
+
+func (p *aclPerm) addChannel(pat string) error {
+	if p.allChannels {
+		return aclRuleError(aclErrAllChans)
+	}
+	if pat == "*" {
+		p.allChannels, p.channels = true, nil
+		return nil
+	}
+	if !slices.Contains(p.channels, pat) {
+		p.channels = append(p.channels, pat)
+	}
+	return nil
+}
+
+// commandRule applies +name, -name, +@cat or -@cat (name lower case).
+func (p *aclPerm) commandRule(allow bool, name string) error {
+	if strings.HasPrefix(name, "@") {
+		cat := name[1:]
+		if !validCategory(cat) {
+			return aclRuleError(aclErrUnknown)
+		}
+		for id, cmd := range allCommands {
+			if aclCategoryHas(cmd, cat) {
+				p.setBit(id, allow)
+			}
+		}
+	} else {
+		cmd := commandIndex[name]
+		if cmd == nil {
+			return aclRuleError(aclErrUnknown)
+		}
+		id, _ := aclCommandID(cmd)
+		p.setBit(id, allow)
+	}
+	return nil
+}
+
+func (p *aclPerm) setBit(id int, on bool) { setBitIn(p.cmds, id, on) }
+
+func setBitIn(bits []uint64, id int, on bool) {
+	if on {
+		bits[id/64] |= 1 << (id % 64)
+	} else {
+		bits[id/64] &^= 1 << (id % 64)
+	}
+}
+
+// --- descriptions ---
+
+// flagNames are the user's flags as ACL GETUSER and ACL LIST print them.
+func (p *aclPerm) flagNames() []string {
+	var f []string
+	if p.on {
+		f = append(f, "on")
+	} else {
+		f = append(f, "off")
+	}
+	if p.nopass {
+		f = append(f, "nopass")
+	}
+	switch p.sanitize {
+	case -1:
+		f = append(f, "skip-sanitize-payload")
+	case 1:
+		f = append(f, "sanitize-payload")
+	}
+	return f
+}
+
+func (p *aclPerm) passwordHexes() []string {
+	out := make([]string, len(p.passwords))
+	for i := range p.passwords {
+		out[i] = hex.EncodeToString(p.passwords[i][:])
+	}
+	return out
+}
+
+// commandRules is the command part of the description, rebuilt from the
+// bits as Redis 7.0's ACLDescribeSelectorCommandRules does: "+@all" (with
+// future commands) or "-@all", then each category that moves most of its
+// commands the right way, then the single commands still different. The
+// commands come in table order where Redis uses its hash order.
+func (p *aclPerm) commandRules() string {
+	p.ensureBits()
+	fake := make([]uint64, len(p.cmds))
+	additive := !p.futureCmds
+	b := []string{"-@all"}
+	if !additive {
+		b[0] = "+@all"
+		for i := range fake {
+			fake[i] = ^uint64(0)
+		}
+	}
+	for _, cat := range aclCategoryNames {
+		on, off := 0, 0
+		for id, cmd := range allCommands {
+			if aclCategoryHas(cmd, cat) {
+				if p.cmds[id/64]&(1<<(id%64)) != 0 {
+					on++
+				} else {
+					off++
+				}
+			}
+		}
+		if additive && on > off || !additive && off > on {
+			sign := "+@"
+			if !additive {
+				sign = "-@"
+			}
+			b = append(b, sign+cat)
+			for id, cmd := range allCommands {
+				if aclCategoryHas(cmd, cat) {
+					setBitIn(fake, id, additive)
+				}
+			}
+		}
+	}
+	for id, cmd := range allCommands {
+		user, f := p.cmds[id/64]&(1<<(id%64)) != 0, fake[id/64]&(1<<(id%64)) != 0
+		switch {
+		case user && !f:
+			b = append(b, "+"+cmd.Name)
+		case !user && f:
+			b = append(b, "-"+cmd.Name)
+		}
+	}
+	return strings.Join(b, " ")
+}
+
+// keyRules is the key part: "~*", or each pattern as "~p", "%R~p", "%W~p".
+func (p *aclPerm) keyRules() string {
+	if p.allKeys {
+		return "~*"
+	}
+	parts := make([]string, len(p.keys))
+	for i, k := range p.keys {
+		switch k.flags {
+		case aclRW:
+			parts[i] = "~" + k.pat
+		case aclRead:
+			parts[i] = "%R~" + k.pat
+		default:
+			parts[i] = "%W~" + k.pat
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// channelRules is the channel part as ACL GETUSER prints it.
+func (p *aclPerm) channelRules() string {
+	if p.allChannels {
+		return "&*"
+	}
+	parts := make([]string, len(p.channels))
+	for i, c := range p.channels {
+		parts[i] = "&" + c
+	}
+	return strings.Join(parts, " ")
+}
+
+// describe is the user's rules as ACL LIST and ACL SAVE write them after
+// "user <name> ", Redis's ACLDescribeUser.
+func (p *aclPerm) describe() string {
+	var b strings.Builder
+	for _, f := range p.flagNames() {
+		b.WriteString(f + " ")
+	}
+	for _, h := range p.passwordHexes() {
+		b.WriteString("#" + h + " ")
+	}
+	if k := p.keyRules(); k != "" {
+		b.WriteString(k + " ")
+	}
+	if p.allChannels {
+		b.WriteString("&* ")
+	} else {
+		b.WriteString("resetchannels ")
+		if c := p.channelRules(); c != "" {
+			b.WriteString(c + " ")
+		}
+	}
+	b.WriteString(p.commandRules())
+	return b.String()
+}
+
+// --- glob ---
+
+// globMatch reports whether s matches the Redis glob pattern pat: *, ?,
+// [abc], [^a-z] and \ escapes, case-sensitive, as Redis's stringmatchlen.
+// It backtracks only to the last *, so it runs in O(len(pat)*len(s)).
+func globMatch(pat string, s []byte) bool {
+	p, i := 0, 0
+	starP, starI := -1, 0
+	for i < len(s) {
+		if p < len(pat) && pat[p] == '*' {
+			for p < len(pat) && pat[p] == '*' {
+				p++
+			}
+			if p == len(pat) {
+				return true
+			}
+			starP, starI = p, i
+			continue
+		}
+		if p < len(pat) {
+			if next, ok := globOne(pat, p, s[i]); ok {
+				p, i = next, i+1
+				continue
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		starI++
+		p, i = starP, starI
+	}
+	for p < len(pat) && pat[p] == '*' {
+		p++
+	}
+	return p == len(pat)
+}
+
+// globOne matches the single-character token of pat at p (not '*')
+// against ch and returns the position after the token.
+func globOne(pat string, p int, ch byte) (int, bool) {
+	switch pat[p] {
+	case '?':
+		return p + 1, true
+	case '\\':
+		if p+1 < len(pat) {
+			p++
+		}
+		return p + 1, pat[p] == ch
+	case '[':
+		return globClass(pat, p+1, ch)
+	}
+	return p + 1, pat[p] == ch
+}
+
+// globClass matches a [...] class whose body starts at p; an unclosed
+// class runs to the end of pat, as in Redis.
+func globClass(pat string, p int, ch byte) (int, bool) {
+	not := p < len(pat) && pat[p] == '^'
+	if not {
+		p++
+	}
+	match := false
+	for p < len(pat) && pat[p] != ']' {
+		switch {
+		case pat[p] == '\\' && p+1 < len(pat):
+			p++
+			match = match || pat[p] == ch
+		case p+2 < len(pat) && pat[p+1] == '-':
+			lo, hi := pat[p], pat[p+2]
+			if lo > hi {
+				lo, hi = hi, lo
+			}
+			match = match || (lo <= ch && ch <= hi)
+			p += 2
+		default:
+			match = match || pat[p] == ch
+		}
+		p++
+	}
+	if p < len(pat) {
+		p++ // the ']'
+	}
+	return p, match != not
+}
+
+func itoa(n int64) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	u := uint64(n)
+	if neg {
+		u = uint64(-n)
+	}
+	for {
+		i--
+		b[i] = byte('0' + u%10)
+		u /= 10
+		if u == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

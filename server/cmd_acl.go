@@ -1,0 +1,389 @@
+package server
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ACL and its subcommands: SETUSER, GETUSER, DELUSER, LIST, USERS, WHOAMI,
+// CAT, LOG, DRYRUN, LOAD, SAVE, GENPASS, HELP. Rules and checks are in
+// acl.go, the users file in acl_file.go.
+
+// Wiring. Until the core keeps the ACL state in a Server field and the
+// client's user in a client field, these three accessors keep them in side
+// tables. Once the fields exist their bodies become `return s.acl`,
+// `return cl.user` and `cl.user = u`.
+var aclSide struct {
+	sync.Mutex
+	servers map[*Server]*aclState
+	users   map[*client]*aclUser
+}
+
+// serverACL returns s's ACL state.
+func serverACL(s *Server) *aclState {
+	aclSide.Lock()
+	defer aclSide.Unlock()
+	if aclSide.servers == nil {
+		aclSide.servers = make(map[*Server]*aclState)
+	}
+	a := aclSide.servers[s]
+	if a == nil {
+		pass := ""
+		if p := s.cfg.requirePass.Load(); p != nil {
+			pass = *p
+		}
+		a = newACLState(pass)
+		aclSide.servers[s] = a
+	}
+	return a
+}
+
+// clientUser returns the user cl is authenticated as; nil is the default
+// user.
+func clientUser(cl *client) *aclUser {
+	aclSide.Lock()
+	defer aclSide.Unlock()
+	return aclSide.users[cl]
+}
+
+// setClientUser records that cl is authenticated as u.
+func setClientUser(cl *client, u *aclUser) {
+	aclSide.Lock()
+	defer aclSide.Unlock()
+	if aclSide.users == nil {
+		aclSide.users = make(map[*client]*aclUser)
+	}
+	aclSide.users[cl] = u
+}
+
+func cmdACL(c *cmdCtx) { dispatchSub(c, "ACL", aclSubcommands) }
+
+// cmdACLSetUser is ACL SETUSER name [rule ...]: all rules or none apply.
+func cmdACLSetUser(c *cmdCtx) {
+	name := string(c.args[2])
+	if strings.ContainsAny(name, " \x00") {
+		c.errReply("ERR Usernames can't contain spaces or null characters")
+		return
+	}
+	rules := make([]string, len(c.args)-3)
+	for i, r := range c.args[3:] {
+		rules[i] = string(r)
+	}
+	if err := serverACL(c.srv).setUser(name, rules); err != "" {
+		c.errReply(err)
+		return
+	}
+	c.ok()
+}
+
+// setUser creates or changes the user name with rules, all or nothing, and
+// returns "" or the error reply.
+func (a *aclState) setUser(name string, rules []string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u := a.users[name]
+	base := newUserPerm()
+	if u != nil {
+		base = u.perm.Load()
+	}
+	p, i, err := base.setRules(rules)
+	if err != nil {
+		return "ERR Error in ACL SETUSER modifier '" + rules[i] + "': " + err.Error()
+	}
+	if u == nil {
+		u = &aclUser{name: name}
+		a.users[name] = u
+	}
+	u.perm.Store(p)
+	return ""
+}
+
+// cmdACLGetUser is ACL GETUSER name: Redis 7.0's map of flags, passwords,
+// commands, keys, channels and selectors, or null.
+func cmdACLGetUser(c *cmdCtx) {
+	u := serverACL(c.srv).user(string(c.args[2]))
+	if u == nil {
+		c.null()
+		return
+	}
+	p := u.perm.Load()
+	c.mapLen(6)
+	c.bulkString("flags")
+	flags := p.flagNames()
+	c.setLen(len(flags))
+	for _, f := range flags {
+		c.bulkString(f)
+	}
+	c.bulkString("passwords")
+	pw := p.passwordHexes()
+	c.arrayLen(len(pw))
+	for _, h := range pw {
+		c.bulkString(h)
+	}
+	c.bulkString("commands")
+	c.bulkString(p.commandRules())
+	c.bulkString("keys")
+	c.bulkString(p.keyRules())
+	c.bulkString("channels")
+	c.bulkString(p.channelRules())
+	c.bulkString("selectors")
+	c.arrayLen(0)
+}
+
+// cmdACLDelUser is ACL DELUSER name [name ...]; it replies with how many
+// users existed. Clients authenticated as a deleted user may afterwards
+// run only the commands allowed before authentication.
+func cmdACLDelUser(c *cmdCtx) {
+	for _, n := range c.args[2:] {
+		if string(n) == "default" {
+			c.errReply("ERR The 'default' user cannot be removed")
+			return
+		}
+	}
+	a := serverACL(c.srv)
+	a.mu.Lock()
+	deleted := 0
+	for _, n := range c.args[2:] {
+		if u := a.users[string(n)]; u != nil {
+			a.removeLocked(u)
+			deleted++
+		}
+	}
+	a.mu.Unlock()
+	c.integer(int64(deleted))
+}
+
+// removeLocked removes u from the table and revokes everything it could
+// do. a.mu held.
+func (a *aclState) removeLocked(u *aclUser) {
+	delete(a.users, u.name)
+	p := newUserPerm()
+	p.removed = true
+	u.perm.Store(p)
+}
+
+// sortedUsers returns the users in name order, as Redis's radix tree
+// lists them.
+func (a *aclState) sortedUsers() []*aclUser {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]*aclUser, 0, len(a.users))
+	for _, u := range a.users {
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(x, y *aclUser) int { return strings.Compare(x.name, y.name) })
+	return out
+}
+
+func cmdACLList(c *cmdCtx) {
+	users := serverACL(c.srv).sortedUsers()
+	c.arrayLen(len(users))
+	for _, u := range users {
+		c.bulkString("user " + u.name + " " + u.perm.Load().describe())
+	}
+}
+
+func cmdACLUsers(c *cmdCtx) {
+	users := serverACL(c.srv).sortedUsers()
+	c.arrayLen(len(users))
+	for _, u := range users {
+		c.bulkString(u.name)
+	}
+}
+
+func cmdACLWhoAmI(c *cmdCtx) {
+	u := clientUser(c.cl)
+	if u == nil {
+		u = serverACL(c.srv).def
+	}
+	c.bulkString(u.name)
+}
+
+// cmdACLCat is ACL CAT [category]: every category, or the commands in one.
+func cmdACLCat(c *cmdCtx) {
+	switch len(c.args) {
+	case 2:
+		c.arrayLen(len(aclCategoryNames))
+		for _, n := range aclCategoryNames {
+			c.bulkString(n)
+		}
+	case 3:
+		cat := strings.ToLower(string(c.args[2]))
+		if !validCategory(cat) || cat == "all" {
+			c.errReply("ERR Unknown category '" + clip(c.args[2]) + "'")
+			return
+		}
+		var names []string
+		for _, cmd := range allCommands {
+			if aclCategoryHas(cmd, cat) {
+				names = append(names, cmd.Name)
+			}
+		}
+		c.arrayLen(len(names))
+		for _, n := range names {
+			c.bulkString(n)
+		}
+	default:
+		c.errReply(errSubcommandSyntax("cat", "ACL"))
+	}
+}
+
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError text.
+func errSubcommandSyntax(sub, container string) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + sub + "'. Try " + container + " HELP."
+}
+
+// cmdACLLog is ACL LOG [count | RESET]: the newest entries first.
+func cmdACLLog(c *cmdCtx) {
+	a := serverACL(c.srv)
+	count := int64(10)
+	switch {
+	case len(c.args) > 3:
+		c.errReply(errSubcommandSyntax("log", "ACL"))
+		return
+	case len(c.args) == 3 && bytes.EqualFold(c.args[2], []byte("reset")):
+		a.mu.Lock()
+		a.log = nil
+		a.mu.Unlock()
+		c.ok()
+		return
+	case len(c.args) == 3:
+		n, ok := parseInt(c.args[2])
+		if !ok {
+			c.errReply(errNotInteger)
+			return
+		}
+		count = max(n, 0)
+	}
+	a.mu.Lock()
+	entries := slices.Clone(a.log[:min(int64(len(a.log)), count)])
+	a.mu.Unlock()
+	c.arrayLen(len(entries))
+	for _, e := range entries {
+		c.mapLen(7)
+		c.bulkString("count")
+		c.integer(e.count)
+		c.bulkString("reason")
+		c.bulkString(e.reason)
+		c.bulkString("context")
+		c.bulkString(e.context)
+		c.bulkString("object")
+		c.bulkString(e.object)
+		c.bulkString("username")
+		c.bulkString(e.username)
+		c.bulkString("age-seconds")
+		c.double(float64(c.now-e.ctime) / 1000)
+		c.bulkString("client-info")
+		c.bulkString(e.clientInfo)
+	}
+}
+
+// cmdACLDryRun is ACL DRYRUN user command [arg ...]: +OK, or the reason
+// the user may not run it as a bulk string. Nothing is logged.
+func cmdACLDryRun(c *cmdCtx) {
+	u := serverACL(c.srv).user(string(c.args[2]))
+	if u == nil {
+		c.errReply("ERR User '" + clip(c.args[2]) + "' not found")
+		return
+	}
+	cmd := lookupCommand(c.args[3], nil)
+	if cmd == nil {
+		c.errReply("ERR Command '" + clip(c.args[3]) + "' not found")
+		return
+	}
+	args := c.args[3:]
+	if !arityOK(cmd.Arity, len(args)) {
+		c.errReply("ERR wrong number of arguments for '" + cmd.Name + "' command")
+		return
+	}
+	switch reason, pos := u.perm.Load().permits(cmd, args); reason {
+	case "":
+		c.ok()
+	case "command":
+		c.bulkString(errNoCommandPerm("This", fullCommandName(cmd, args)))
+	default:
+		c.bulkString("This user has no permissions to access the '" + string(args[pos]) + "' key")
+	}
+}
+
+// cmdACLGenPass is ACL GENPASS [bits]: a random password in hex, 256 bits
+// unless asked otherwise.
+func cmdACLGenPass(c *cmdCtx) {
+	bits := int64(256)
+	if len(c.args) > 3 {
+		c.errReply(errSubcommandSyntax("genpass", "ACL"))
+		return
+	}
+	if len(c.args) == 3 {
+		n, ok := parseInt(c.args[2])
+		if !ok || n <= 0 || n > 4096 {
+			c.errReply("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
+			return
+		}
+		bits = n
+	}
+	chars := int(bits+3) / 4
+	raw := make([]byte, (chars+1)/2)
+	_, _ = rand.Read(raw)
+	c.bulkString(hex.EncodeToString(raw)[:chars])
+}
+
+const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
+
+// cmdACLLoad is ACL LOAD: replace the users with the users file's, all or
+// nothing.
+func cmdACLLoad(c *cmdCtx) {
+	a := serverACL(c.srv)
+	if a.aclFile() == "" {
+		c.errReply(errNoACLFile)
+		return
+	}
+	if err := a.loadFile(); err != nil {
+		c.errReply("ERR " + err.Error())
+		return
+	}
+	c.ok()
+}
+
+// cmdACLSave is ACL SAVE: write every user to the users file.
+func cmdACLSave(c *cmdCtx) {
+	a := serverACL(c.srv)
+	if a.aclFile() == "" {
+		c.errReply(errNoACLFile)
+		return
+	}
+	if err := a.saveFile(); err != nil {
+		c.errReply("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
+		return
+	}
+	c.ok()
+}
+
+var aclSubcommands = []subcommand{
+	{Name: "cat", Arity: -2, Summary: "List the ACL categories or the commands inside a category.", Fn: cmdACLCat},
+	{Name: "deluser", Arity: -3, Summary: "Remove the specified user.", Fn: cmdACLDelUser},
+	{Name: "dryrun", Arity: -4, Summary: "Returns whether the user can execute the given command without executing the command.", Fn: cmdACLDryRun},
+	{Name: "genpass", Arity: -2, Summary: "Generate a pseudorandom secure password to use for ACL users.", Fn: cmdACLGenPass},
+	{Name: "getuser", Arity: 3, Summary: "Get the user's details.", Fn: cmdACLGetUser},
+	{Name: "list", Arity: 2, Summary: "Show users details in config file format.", Fn: cmdACLList},
+	{Name: "load", Arity: 2, Summary: "Reload users from the ACL file.", Fn: cmdACLLoad},
+	{Name: "log", Arity: -2, Summary: "List latest events denied because of ACLs in place.", Fn: cmdACLLog},
+	{Name: "save", Arity: 2, Summary: "Save the current config to the ACL file.", Fn: cmdACLSave},
+	{Name: "setuser", Arity: -3, Summary: "Modify or create the rules for a specific ACL user.", Fn: cmdACLSetUser},
+	{Name: "users", Arity: 2, Summary: "List all configured ACL users.", Fn: cmdACLUsers},
+	{Name: "whoami", Arity: 2, Summary: "Return the name of the user associated to the current connection.", Fn: cmdACLWhoAmI},
+}
+
+// aclSubTable is aclSubcommands for fullCommandName, set in init because
+// the handlers above reach fullCommandName.
+var aclSubTable []subcommand
+
+func init() { aclSubTable = aclSubcommands }
+
+var aclCommands = []command{
+	{Name: "acl", Arity: -2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, Group: "server", Since: "6.0.0", Summary: "A container for Access List Control commands.", Fn: cmdACL},
+}
