@@ -118,3 +118,27 @@ func TestClientListLineHasRedisFields(t *testing.T) {
 		t.Errorf("CLIENT INFO = %q", got)
 	}
 }
+
+// unauthInputs probe Redis's limits for clients that must authenticate.
+var unauthInputs = []string{
+	multibulk("ECHO", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"),
+	multibulk("ECHO", strings.Repeat("x", 16385)),
+	multibulk("ECHO", strings.Repeat("x", 16384)),
+	"*1\r\n$-5\r\n",
+	"*x\r\n",
+	multibulk("AUTH", "secret") + multibulk("ECHO", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j") +
+		multibulk("ECHO", strings.Repeat("x", 16385)),
+	multibulk("AUTH", "secret") + multibulk("RESET") + multibulk("ECHO", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"),
+}
+
+func TestUnauthenticatedLimitsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{RequirePass: "secret"})
+	ref := startRefRedis(t, "--requirepass", "secret")
+	for i, in := range unauthInputs {
+		want := sendAndDrain(t, ref, in)
+		got := sendAndDrain(t, s.Addr(), in)
+		if got != want {
+			t.Errorf("#%d: got %.200q, want %.200q", i, got, want)
+		}
+	}
+}

@@ -134,7 +134,9 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	s := h.s
 	now := nowMs()
 	cl := &cs.cl
-	cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
+	if !cl.tight {
+		cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
+	}
 	before := cl.ncmds
 	n, out, closeAfter := s.execute(cl, in, ls.out[:0], now, ls.scratch)
 	ls.out = out

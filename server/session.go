@@ -1,6 +1,10 @@
 package server
 
-import "github.com/loopkv/loopkv/resp"
+import (
+	"errors"
+
+	"github.com/loopkv/loopkv/resp"
+)
 
 // client is one connection's protocol state. It holds no buffer while the
 // connection is idle. owning loop only.
@@ -16,6 +20,7 @@ type client struct {
 	lastCmd *command   // the last command run, for CLIENT LIST cmd=
 	ncmds   int64      // commands run, for total_commands_processed
 	ctx     cmdCtx     // reused by execute so that it does not escape per call
+	tight   bool       // the parser has the unauthenticated limits
 }
 
 // execute runs every complete command at the front of in, appending the
@@ -29,9 +34,12 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	ctx.srv, ctx.cl, ctx.store, ctx.out, ctx.now = s, cl, s.store, out, now
 	consumed, closeAfter := 0, false
 	for consumed < len(in) && !cl.quit && len(ctx.out) < batchOutLimit {
+		if !cl.authed || cl.tight {
+			s.setAuthLimits(cl)
+		}
 		args, n, err := cl.parser.Next(in[consumed:])
 		if err != nil {
-			ctx.errReply("ERR " + err.Error())
+			ctx.errReply("ERR " + s.protocolErrorText(cl, in[consumed:], err))
 			closeAfter = true
 			break
 		}
@@ -76,4 +84,41 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 func (s *Server) authRequired() bool {
 	p := s.cfg.requirePass.Load()
 	return p != nil && *p != ""
+}
+
+// Redis's limits for a client that must still authenticate (networking.c,
+// processMultibulkBuffer): at most 10 arguments of at most 16 KiB each.
+const (
+	unauthMaxArgs = 10
+	unauthMaxBulk = 16384
+)
+
+// setAuthLimits gives the parser the unauthenticated limits while the
+// client must authenticate, and the configured ones after.
+func (s *Server) setAuthLimits(cl *client) {
+	cl.tight = !cl.authed && s.authRequired()
+	if cl.tight {
+		cl.parser.Limits.MaxArgs, cl.parser.Limits.MaxBulk = unauthMaxArgs, unauthMaxBulk
+		return
+	}
+	cl.parser.Limits.MaxArgs, cl.parser.Limits.MaxBulk = 0, s.cfg.protoMaxBulk.Load()
+}
+
+// protocolErrorText is the text of a parse error, Redis's "unauthenticated"
+// variants when only the unauthenticated limits refused buf.
+func (s *Server) protocolErrorText(cl *client, buf []byte, err error) string {
+	if cl.tight {
+		var p resp.Parser
+		p.Limits = cl.parser.Limits
+		p.Limits.MaxArgs, p.Limits.MaxBulk = 0, s.cfg.protoMaxBulk.Load()
+		if _, _, err2 := p.Next(buf); err2 == nil {
+			switch {
+			case errors.Is(err, resp.ErrInvalidMultibulkLength):
+				return "Protocol error: unauthenticated multibulk length"
+			case errors.Is(err, resp.ErrInvalidBulkLength):
+				return "Protocol error: unauthenticated bulk length"
+			}
+		}
+	}
+	return err.Error()
 }
