@@ -34,15 +34,18 @@
 //
 // # Handshake states (RFC 8446, Appendix A.2)
 //
+// Each state is a type whose handle method accepts only its message and
+// returns the next state:
+//
 //	state                      on                       next
-//	ClientHello                ClientHello, no share    ClientHello2 (HelloRetryRequest sent)
-//	ClientHello, ClientHello2  ClientHello              WaitSign | ClientCertificate | ClientFinished
-//	WaitSign                   SignDone                 ClientCertificate | ClientFinished
-//	ClientCertificate          Certificate              WaitVerify | ClientCertificateVerify | ClientFinished
-//	WaitVerify                 VerifyDone               ClientCertificateVerify
-//	ClientCertificateVerify    CertificateVerify        ClientFinished
-//	ClientFinished             Finished                 Done (NewSessionTicket queued)
-//	Done                       KeyUpdate, alerts, data  Done
+//	expectClientHello          ClientHello, no share    expectClientHello{retried} (HelloRetryRequest sent)
+//	expectClientHello          ClientHello              awaitSign | expectCertificate | expectFinished
+//	awaitSign                  SignDone                 expectCertificate | expectFinished
+//	expectCertificate          Certificate              awaitVerify | expectCertificateVerify | expectFinished
+//	awaitVerify                VerifyDone               expectCertificateVerify
+//	expectCertificateVerify    CertificateVerify        expectFinished
+//	expectFinished             Finished (verified)      established (NewSessionTicket queued)
+//	established                KeyUpdate, alerts, data  established
 //
 // The engine keeps no timers: bound handshakes and idle connections with
 // the loop's timer wheel and call Release when a connection closes.

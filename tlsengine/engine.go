@@ -183,7 +183,7 @@ type Engine struct {
 // NewEngine returns an Engine for one new connection using cfg.
 func NewEngine(cfg *Config) *Engine {
 	e := &Engine{cfg: cfg, sendLimit: maxPlaintext, recvLimit: maxPlaintext}
-	e.hs = &serverHandshake{state: stateClientHello}
+	e.hs = &serverHandshake{state: expectClientHello{}}
 	return e
 }
 
@@ -228,12 +228,7 @@ func (e *Engine) Status() Status {
 		s |= StatusPeerClosed
 	}
 	if e.err == nil && e.hs != nil {
-		switch e.hs.state {
-		case stateWaitSign:
-			s |= StatusWantSign
-		case stateWaitVerify:
-			s |= StatusWantVerify
-		}
+		s |= e.hs.blockedOn()
 	}
 	if e.more {
 		s |= StatusHasPlaintext
@@ -297,7 +292,7 @@ func (e *Engine) AppendOutput(dst []byte) []byte {
 // releaseHandshake drops the handshake state and its buffers once the
 // handshake is complete and its last records were handed out.
 func (e *Engine) releaseHandshake() {
-	if e.hs != nil && e.done && len(e.hs.out) == 0 && e.hs.state == stateDone {
+	if e.hs != nil && e.done && len(e.hs.out) == 0 && e.hs.isDone() {
 		e.hs = nil
 	}
 }
@@ -484,7 +479,7 @@ func (e *Engine) blocked() bool {
 	if e.err != nil || e.peerClose {
 		return true
 	}
-	return e.hs != nil && (e.hs.state == stateWaitSign || e.hs.state == stateWaitVerify)
+	return e.hs != nil && e.hs.blockedOn() != 0
 }
 
 // readRecord handles one complete record; it returns application data
@@ -572,7 +567,7 @@ func (e *Engine) uselessRecord() error {
 // readChangeCipherSpec drops the one-byte middlebox-compatibility CCS
 // between ClientHello and the client Finished (RFC 8446, Section 5).
 func (e *Engine) readChangeCipherSpec(body []byte) error {
-	if len(body) != 1 || body[0] != 1 || e.done || e.hs == nil || e.hs.state == stateClientHello && !e.hs.sawCH {
+	if len(body) != 1 || body[0] != 1 || e.done || e.hs == nil || !e.hs.sawCH {
 		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
 	}
 	return e.uselessRecord()
@@ -713,7 +708,7 @@ type SignRequest struct {
 // SignRequest returns the pending signature request (StatusWantSign), or
 // nil. The request stays valid until SignDone.
 func (e *Engine) SignRequest() *SignRequest {
-	if e.hs == nil || e.hs.state != stateWaitSign || e.err != nil {
+	if e.hs == nil || e.hs.blockedOn() != StatusWantSign || e.err != nil {
 		return nil
 	}
 	return &SignRequest{Key: e.hs.cert.Key, Scheme: e.hs.scheme, Digest: e.hs.signed, Opts: signerOpts(e.hs.scheme)}
@@ -727,15 +722,17 @@ func (e *Engine) SignDone(sig []byte, err error) error {
 	if e.err != nil {
 		return e.err
 	}
-	if e.hs == nil || e.hs.state != stateWaitSign {
+	if e.hs == nil || e.hs.blockedOn() != StatusWantSign {
 		return ErrNoPendingOperation
 	}
 	if err != nil || len(sig) == 0 {
 		return e.fail(alertErr(AlertInternalError, ErrInternal))
 	}
-	if err := e.sendCertificateVerifyAndFinished(sig); err != nil {
+	next, err := e.sendCertificateVerifyAndFinished(sig)
+	if err != nil {
 		return e.fail(err)
 	}
+	e.hs.state = next
 	return nil
 }
 
@@ -743,7 +740,7 @@ func (e *Engine) SignDone(sig []byte, err error) error {
 // with (StatusWantVerify): run Chain[0].Verify(Opts) and pass the error to
 // VerifyDone. It returns nil when nothing is pending.
 func (e *Engine) VerifyRequest() (chain []*x509.Certificate, opts *x509.VerifyOptions) {
-	if e.hs == nil || e.hs.state != stateWaitVerify || e.err != nil {
+	if e.hs == nil || e.hs.blockedOn() != StatusWantVerify || e.err != nil {
 		return nil, nil
 	}
 	return e.state.PeerCertificates, e.hs.verifyOpts()
@@ -756,13 +753,13 @@ func (e *Engine) VerifyDone(err error) error {
 	if e.err != nil {
 		return e.err
 	}
-	if e.hs == nil || e.hs.state != stateWaitVerify {
+	if e.hs == nil || e.hs.blockedOn() != StatusWantVerify {
 		return ErrNoPendingOperation
 	}
 	if err != nil {
 		return e.fail(verifyAlert(err))
 	}
 	e.state.VerifiedLeaf = e.state.PeerCertificates[0]
-	e.hs.state = stateClientCertificateVerify
+	e.hs.state = expectCertificateVerify{}
 	return nil
 }

@@ -13,19 +13,78 @@ import (
 	"golang.org/x/crypto/cryptobyte"
 )
 
-// hsState is the position of the server handshake (RFC 8446, Appendix A.2).
-type hsState uint8
+// state is one position of the server handshake (RFC 8446, Appendix A.2).
+// A state handles only the message it expects and returns the next state;
+// the engine never reuses a state value after it returned.
+type state interface {
+	handle(e *Engine, msg []byte) (state, error)
+}
 
-const (
-	stateClientHello             hsState = iota // expect ClientHello
-	stateClientHello2                           // HelloRetryRequest sent; expect ClientHello
-	stateWaitSign                               // blocked on SignDone
-	stateClientCertificate                      // expect client Certificate
-	stateWaitVerify                             // blocked on VerifyDone
-	stateClientCertificateVerify                // expect client CertificateVerify
-	stateClientFinished                         // expect client Finished
-	stateDone                                   // established
+// The states, in RFC order.
+type (
+	expectClientHello       struct{ retried bool } // retried: a HelloRetryRequest was sent
+	awaitSign               struct{}               // blocked on SignDone
+	expectCertificate       struct{}               // client Certificate
+	awaitVerify             struct{}               // blocked on VerifyDone
+	expectCertificateVerify struct{}               // client CertificateVerify
+	expectFinished          struct{}               // client Finished
+	established             struct{}               // handshake done
 )
+
+var errUnexpectedMessage = alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+
+func (s expectClientHello) handle(e *Engine, msg []byte) (state, error) {
+	if msg[0] != typeClientHello {
+		return nil, errUnexpectedMessage
+	}
+	return e.readClientHello(msg, s.retried)
+}
+
+func (expectCertificate) handle(e *Engine, msg []byte) (state, error) {
+	if msg[0] != typeCertificate {
+		return nil, errUnexpectedMessage
+	}
+	return e.readClientCertificate(msg)
+}
+
+func (expectCertificateVerify) handle(e *Engine, msg []byte) (state, error) {
+	if msg[0] != typeCertificateVerify {
+		return nil, errUnexpectedMessage
+	}
+	return e.readClientCertificateVerify(msg)
+}
+
+func (expectFinished) handle(e *Engine, msg []byte) (state, error) {
+	if msg[0] != typeFinished {
+		return nil, errUnexpectedMessage
+	}
+	proof, err := e.verifyClientFinished(msg)
+	if err != nil {
+		return nil, err
+	}
+	return established{}, e.establish(proof)
+}
+
+// Blocked and final states accept no message (Read does not feed them).
+func (awaitSign) handle(*Engine, []byte) (state, error)   { return nil, errUnexpectedMessage }
+func (awaitVerify) handle(*Engine, []byte) (state, error) { return nil, errUnexpectedMessage }
+func (established) handle(*Engine, []byte) (state, error) { return nil, errUnexpectedMessage }
+
+// blockedOn returns StatusWantSign or StatusWantVerify for the blocked states.
+func (hs *serverHandshake) blockedOn() Status {
+	switch hs.state.(type) {
+	case awaitSign:
+		return StatusWantSign
+	case awaitVerify:
+		return StatusWantVerify
+	}
+	return 0
+}
+
+func (hs *serverHandshake) isDone() bool {
+	_, ok := hs.state.(established)
+	return ok
+}
 
 const versionTLS13 = 0x0304
 
@@ -36,7 +95,7 @@ const maxTicketAgeSkew = 10 * time.Second
 // serverHandshake holds everything the handshake needs and the connection
 // does not; the Engine drops it once the handshake output is drained.
 type serverHandshake struct {
-	state     hsState
+	state     state
 	sawCH     bool
 	buf       []byte // reassembled handshake bytes not yet processed
 	out       []byte // pending records
@@ -64,7 +123,7 @@ type serverHandshake struct {
 // skipEarly reports whether an n-byte record may be dropped as refused early
 // data (RFC 8446, Section 4.2.10) and charges it against the bound.
 func (hs *serverHandshake) skipEarly(n int) bool {
-	if hs.earlySkip < n || hs.state == stateDone {
+	if hs.earlySkip < n || hs.isDone() {
 		return false
 	}
 	hs.earlySkip -= n
@@ -109,10 +168,13 @@ func (e *Engine) processMessages() error {
 		if len(hs.buf) < 4+n {
 			break
 		}
-		keyChange, err := e.handleMessage(hs.buf[:4+n])
+		// RFC 8446, Section 5.1: the read key changes after these two.
+		keyChange := hs.buf[0] == typeClientHello || hs.buf[0] == typeFinished
+		next, err := hs.state.handle(e, hs.buf[:4+n])
 		if err != nil {
 			return err
 		}
+		hs.state = next
 		rest := copy(hs.buf, hs.buf[4+n:])
 		hs.buf = hs.buf[:rest]
 		// RFC 8446, Section 5.1: handshake messages must not span a key change.
@@ -129,43 +191,6 @@ func (e *Engine) processMessages() error {
 	return nil
 }
 
-// handleMessage dispatches one message by state; keyChange reports that the
-// read key changed after it.
-func (e *Engine) handleMessage(msg []byte) (keyChange bool, err error) {
-	hs := e.hs
-	want := expectedMessage[hs.state]
-	if msg[0] != want || want == 0 {
-		return false, alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
-	}
-	switch hs.state {
-	case stateClientHello, stateClientHello2:
-		return true, e.readClientHello(msg)
-	case stateClientCertificate:
-		return false, e.readClientCertificate(msg)
-	case stateClientCertificateVerify:
-		return false, e.readClientCertificateVerify(msg)
-	default:
-		proof, err := e.verifyClientFinished(msg)
-		if err != nil {
-			return true, err
-		}
-		return true, e.establish(proof)
-	}
-}
-
-// expectedMessage is the only handshake message type each state accepts
-// (RFC 8446, Appendix A.2); 0 means none.
-var expectedMessage = [...]uint8{
-	stateClientHello:             typeClientHello,
-	stateClientHello2:            typeClientHello,
-	stateWaitSign:                0,
-	stateClientCertificate:       typeCertificate,
-	stateWaitVerify:              0,
-	stateClientCertificateVerify: typeCertificateVerify,
-	stateClientFinished:          typeFinished,
-	stateDone:                    0,
-}
-
 var (
 	errDecode           = alertErr(AlertDecodeError, ErrDecode)
 	errIllegalParameter = alertErr(AlertIllegalParameter, ErrIllegalParameter)
@@ -175,69 +200,69 @@ var (
 
 // readClientHello handles ClientHello and, after a HelloRetryRequest, the
 // second ClientHello (RFC 8446, Sections 4.1.2 and 4.1.4).
-func (e *Engine) readClientHello(msg []byte) error {
+func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 	hs := e.hs
 	hs.sawCH = true
 	ch := new(clientHelloMsg)
 	if !ch.unmarshal(msg) {
-		return clientHelloDecodeAlert(msg)
+		return nil, clientHelloDecodeAlert(msg)
 	}
 	if _, err := negotiateVersion(ch); err != nil {
-		return err
+		return nil, err
 	}
 	if len(ch.compressionMethods) != 1 || ch.compressionMethods[0] != 0 {
-		return errIllegalParameter
+		return nil, errIllegalParameter
 	}
 	if len(ch.secureRenegotiation) != 0 {
-		return errHandshakeFailure
+		return nil, errHandshakeFailure
 	}
-	if hs.state == stateClientHello2 {
+	if retried {
 		if err := hs.checkSecondClientHello(ch); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	suite := selectCipherSuite(e.cfg.cipherSuites(), ch.cipherSuites)
 	if suite == nil || hs.suite != nil && suite != hs.suite {
-		return errHandshakeFailure
+		return nil, errHandshakeFailure
 	}
 	hs.suite = suite
 	copy(hs.clientRandom[:], ch.random)
 	if ch.supportedGroups == nil || ch.keyShares == nil {
-		return errMissingExtension // RFC 8446, Section 9.2: (EC)DHE is mandatory here
+		return nil, errMissingExtension // RFC 8446, Section 9.2: (EC)DHE is mandatory here
 	}
 	group, share, err := e.selectGroup(ch)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if hs.state == stateClientHello {
+	if !retried {
 		hs.transcript = newTranscript(suite.hash)
 	}
 	if share == nil {
-		if hs.state == stateClientHello2 {
-			return errIllegalParameter // the retried share must be for our group
+		if retried {
+			return nil, errIllegalParameter // the retried share must be for our group
 		}
-		return e.sendHelloRetryRequest(ch, msg, group)
+		return expectClientHello{retried: true}, e.sendHelloRetryRequest(ch, msg, group)
 	}
 	hs.group = group
 	e.state.Version, e.state.CipherSuite, e.state.CurveID = versionTLS13, suite.id, group
 	e.state.ServerName = ch.serverName
 	if err := e.negotiateALPN(ch); err != nil {
-		return err
+		return nil, err
 	}
 	if ch.hasRecordSizeLimit {
 		e.sendLimit = min(maxPlaintext, int(ch.recordSizeLimit)-1)
 	}
-	selectedPSK, err := e.checkPSK(ch, msg)
+	selectedPSK, err := e.checkPSK(ch, msg, retried)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !hs.resumed {
 		if ch.signatureAlgorithms == nil {
-			return errMissingExtension
+			return nil, errMissingExtension
 		}
 		hs.cert, hs.scheme = selectCertificate(e.cfg.Certificates, ch.serverName, ch.signatureAlgorithms, ch.signatureAlgorithmsCert)
 		if hs.cert == nil {
-			return errHandshakeFailure
+			return nil, errHandshakeFailure
 		}
 	}
 	if ch.earlyData {
@@ -371,7 +396,6 @@ func (e *Engine) sendHelloRetryRequest(ch *clientHelloMsg, msg []byte, group Cur
 	if ch.earlyData {
 		hs.earlySkip = maxEarlyDataSkip // 0-RTT records before ClientHello2 are skipped
 	}
-	hs.state = stateClientHello2
 	return nil
 }
 
@@ -387,7 +411,7 @@ func (e *Engine) sendCompatCCS(ch *clientHelloMsg) {
 
 // checkPSK looks for a usable resumption ticket (RFC 8446, Section 4.2.11).
 // It returns the selected identity index, or -1 for a full handshake.
-func (e *Engine) checkPSK(ch *clientHelloMsg, msg []byte) (int, error) {
+func (e *Engine) checkPSK(ch *clientHelloMsg, msg []byte, retried bool) (int, error) {
 	hs := e.hs
 	if e.cfg.TicketKeys == nil || len(ch.pskIdentities) == 0 {
 		return -1, nil
@@ -409,7 +433,7 @@ func (e *Engine) checkPSK(ch *clientHelloMsg, msg []byte) (int, error) {
 		}
 		// RFC 8446, Section 4.2.11.2: verify the binder over the truncated ClientHello.
 		tr := newTranscript(hs.suite.hash)
-		if hs.state == stateClientHello2 {
+		if retried {
 			if c, ok := hs.transcript.clone(); ok {
 				tr = c
 			}
@@ -476,18 +500,18 @@ func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) (
 // CertificateRequest, Certificate, CertificateVerify and Finished
 // (RFC 8446, Section 2, Figure 1). It stops before CertificateVerify when
 // the signature is asynchronous.
-func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) error {
+func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) (state, error) {
 	hs := e.hs
 	share, secret, err := serverKeyShare(hs.group, clientShare, e.cfg.rand())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sh := serverHelloMsg{
 		vers: 0x0303, random: make([]byte, 32), sessionID: ch.sessionID, cipherSuite: hs.suite.id,
 		supportedVersion: versionTLS13, serverShare: keyShare{group: uint16(hs.group), data: share},
 	}
 	if _, err := io.ReadFull(e.cfg.rand(), sh.random); err != nil {
-		return alertErr(AlertInternalError, ErrInternal)
+		return nil, alertErr(AlertInternalError, ErrInternal)
 	}
 	if pskIndex >= 0 {
 		sh.selectedIdentityPresent, sh.selectedIdentity = true, uint16(pskIndex)
@@ -495,7 +519,7 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	b := sh.appendTo(make([]byte, 0, 256+len(share)))
 	hs.transcript.write(b)
 	if err := e.appendHandshakeRecords(b); err != nil {
-		return err
+		return nil, err
 	}
 	e.sendCompatCCS(ch)
 
@@ -507,10 +531,10 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	e.keyLog("CLIENT_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], hs.clientHS)
 	e.keyLog("SERVER_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], serverHS)
 	if err := e.out.setTrafficSecret(hs.suite, serverHS); err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.in.setTrafficSecret(hs.suite, hs.clientHS); err != nil {
-		return err
+		return nil, err
 	}
 
 	ee := encryptedExtensionsMsg{alpnProtocol: e.state.NegotiatedProtocol}
@@ -533,31 +557,30 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	}
 	hs.transcript.write(msgs)
 	if err := e.appendHandshakeRecords(msgs); err != nil {
-		return err
+		return nil, err
 	}
 	if hs.resumed {
 		return e.sendServerFinished()
 	}
 	hs.signed = signedContent(hs.scheme, serverSignatureContext, hs.transcript.sum(nil))
 	if e.cfg.AsyncSign != nil && e.cfg.AsyncSign(hs.scheme) {
-		hs.state = stateWaitSign
-		return nil
+		return awaitSign{}, nil
 	}
 	sig, err := hs.cert.Key.Sign(e.cfg.rand(), hs.signed, signerOpts(hs.scheme))
 	if err != nil {
-		return alertErr(AlertInternalError, ErrInternal)
+		return nil, alertErr(AlertInternalError, ErrInternal)
 	}
 	return e.sendCertificateVerifyAndFinished(sig)
 }
 
 // sendCertificateVerifyAndFinished completes the server flight with the
 // signature (RFC 8446, Section 4.4.3).
-func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) error {
+func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) (state, error) {
 	hs := e.hs
 	b := (&certificateVerifyMsg{signatureAlgorithm: uint16(hs.scheme), signature: sig}).appendTo(nil)
 	hs.transcript.write(b)
 	if err := e.appendHandshakeRecords(b); err != nil {
-		return err
+		return nil, err
 	}
 	hs.signed = nil
 	return e.sendServerFinished()
@@ -565,7 +588,7 @@ func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) error {
 
 // sendServerFinished sends Finished and installs the server application
 // traffic key (RFC 8446, Sections 4.4.4 and 7.1).
-func (e *Engine) sendServerFinished() error {
+func (e *Engine) sendServerFinished() (state, error) {
 	hs := e.hs
 	h := hs.suite.hash
 	serverHS := e.out.secret[:e.out.secLen]
@@ -573,7 +596,7 @@ func (e *Engine) sendServerFinished() error {
 	b := fin.appendTo(nil)
 	hs.transcript.write(b)
 	if err := e.appendHandshakeRecords(b); err != nil {
-		return err
+		return nil, err
 	}
 	hs.master = hs.hsSecret.masterSecret()
 	th := hs.transcript.sum(nil)
@@ -583,46 +606,42 @@ func (e *Engine) sendServerFinished() error {
 	e.keyLog("SERVER_TRAFFIC_SECRET_0", hs.clientRandom[:], serverApp)
 	e.keyLog("EXPORTER_SECRET", hs.clientRandom[:], hs.master.exporterMasterSecret(th))
 	if err := e.out.setTrafficSecret(hs.suite, serverApp); err != nil {
-		return err
+		return nil, err
 	}
 	if hs.certRequested {
-		hs.state = stateClientCertificate
-	} else {
-		hs.state = stateClientFinished
+		return expectCertificate{}, nil
 	}
-	return nil
+	return expectFinished{}, nil
 }
 
 // readClientCertificate handles the client's Certificate (RFC 8446,
 // Section 4.4.2); an empty one is certificate_required under
 // RequireClientCert (Section 4.4.2.4).
-func (e *Engine) readClientCertificate(msg []byte) error {
+func (e *Engine) readClientCertificate(msg []byte) (state, error) {
 	hs := e.hs
 	var m certificateMsgTLS13
 	if !m.unmarshal(msg) {
-		return errDecode
+		return nil, errDecode
 	}
 	hs.transcript.write(msg)
 	if len(m.certificates) == 0 {
 		if e.cfg.ClientAuth == RequireClientCert {
-			return alertErr(AlertCertificateRequired, ErrCertificateRequired)
+			return nil, alertErr(AlertCertificateRequired, ErrCertificateRequired)
 		}
-		hs.state = stateClientFinished
-		return nil
+		return expectFinished{}, nil
 	}
 	certs := make([]*x509.Certificate, 0, len(m.certificates))
 	for _, der := range m.certificates {
 		// x509 keeps slices of its input: give it bytes hs.buf will not reuse.
 		c, err := x509.ParseCertificate(bytes.Clone(der))
 		if err != nil {
-			return alertErr(AlertBadCertificate, ErrBadCertificate)
+			return nil, alertErr(AlertBadCertificate, ErrBadCertificate)
 		}
 		certs = append(certs, c)
 	}
 	e.state.PeerCertificates = certs
 	if e.cfg.ClientCAs == nil {
-		hs.state = stateClientCertificateVerify // accepted unverified; VerifiedLeaf stays nil
-		return nil
+		return expectCertificateVerify{}, nil // accepted unverified; VerifiedLeaf stays nil
 	}
 	opts := &x509.VerifyOptions{
 		Roots: e.cfg.ClientCAs, CurrentTime: e.cfg.now(), Intermediates: x509.NewCertPool(),
@@ -633,15 +652,13 @@ func (e *Engine) readClientCertificate(msg []byte) error {
 	}
 	hs.vopts = opts
 	if e.cfg.AsyncVerify {
-		hs.state = stateWaitVerify
-		return nil
+		return awaitVerify{}, nil
 	}
 	if _, err := certs[0].Verify(*opts); err != nil {
-		return verifyAlert(err)
+		return nil, verifyAlert(err)
 	}
 	e.state.VerifiedLeaf = certs[0]
-	hs.state = stateClientCertificateVerify
-	return nil
+	return expectCertificateVerify{}, nil
 }
 
 // verifyAlert maps a chain verification error to its alert (RFC 8446,
@@ -665,23 +682,22 @@ func verifyAlert(err error) error {
 
 // readClientCertificateVerify checks the client's proof of key possession
 // (RFC 8446, Section 4.4.3).
-func (e *Engine) readClientCertificateVerify(msg []byte) error {
+func (e *Engine) readClientCertificateVerify(msg []byte) (state, error) {
 	hs := e.hs
 	var m certificateVerifyMsg
 	if !m.unmarshal(msg) {
-		return errDecode
+		return nil, errDecode
 	}
 	s := SignatureScheme(m.signatureAlgorithm)
 	if !slices.Contains(supportedSignatureSchemes, uint16(s)) {
-		return errIllegalParameter
+		return nil, errIllegalParameter
 	}
 	signed := signedContent(s, clientSignatureContext, hs.transcript.sum(nil))
 	if !verifySignature(e.state.PeerCertificates[0].PublicKey, s, signed, m.signature) {
-		return alertErr(AlertDecryptError, ErrBadSignature)
+		return nil, alertErr(AlertDecryptError, ErrBadSignature)
 	}
 	hs.transcript.write(msg)
-	hs.state = stateClientFinished
-	return nil
+	return expectFinished{}, nil
 }
 
 // finishedVerified proves that the client Finished checked out; only
@@ -713,7 +729,6 @@ func (e *Engine) establish(proof finishedVerified) error {
 	if err := e.in.setTrafficSecret(hs.suite, hs.clientApp); err != nil {
 		return err
 	}
-	hs.state = stateDone
 	e.done = true
 	hs.earlySkip = 0
 	if e.cfg.TicketKeys != nil {

@@ -375,7 +375,7 @@ func TestSecondClientHelloMustMatch(t *testing.T) {
 	cfg := &Config{Certificates: []*Certificate{loadPKI(t).p256}, CurvePreferences: []CurveID{CurveP256}}
 	rec := clientHelloRecord(t, func(c *tls.Config) { c.CurvePreferences = []tls.CurveID{tls.X25519, tls.CurveP256} })
 	e := NewEngine(cfg)
-	if err, out := feedAll(e, bytes.Clone(rec)); err != nil || len(out) == 0 || e.hs.state != stateClientHello2 {
+	if err, out := feedAll(e, bytes.Clone(rec)); err != nil || len(out) == 0 || e.hs.state != (expectClientHello{retried: true}) {
 		t.Fatalf("HRR: err %v out %d", err, len(out))
 	}
 	// The same ClientHello again still offers no P-256 share.
@@ -424,7 +424,7 @@ func TestBadClientFinishedIsDecryptError(t *testing.T) {
 	e := NewEngine(testConfig(t))
 	d := &driver{t: t, e: e, conn: sc, mode: feedRecord}
 	d.hook = func(rec []byte) {
-		if rec[0] != recordTypeApplicationData || e.hs == nil || e.hs.state != stateClientFinished {
+		if rec[0] != recordTypeApplicationData || e.hs == nil || e.hs.state != (expectFinished{}) {
 			return
 		}
 		dir := new(direction)
