@@ -276,3 +276,47 @@ func TestAlertErrorNamesAlert(t *testing.T) {
 		t.Error(Alert(200).String())
 	}
 }
+
+func TestAsyncSignBlocksUntilSignDone(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.AsyncSign = func(SignatureScheme) bool { return true }
+	rec := clientHelloRecord(t, nil)
+	e := NewEngine(cfg)
+	if c, _, err := e.Read(bytes.Clone(rec), nil); err != nil || c != len(rec) {
+		t.Fatalf("Read: %d %v", c, err)
+	}
+	st := e.Status()
+	if st&StatusWantSign == 0 || st&StatusHasOutput == 0 || st&StatusNeedInput != 0 {
+		t.Fatalf("status %b", st)
+	}
+	r := e.SignRequest()
+	if r == nil || r.Scheme != ECDSAWithP256AndSHA256 || len(r.Digest) != 32 {
+		t.Fatalf("request %+v", r)
+	}
+	first := e.AppendOutput(nil)
+	// While blocked, Read consumes nothing.
+	if c, _, err := e.Read([]byte{20, 3, 3, 0, 1, 1}, nil); c != 0 || err != nil {
+		t.Errorf("Read while blocked: %d %v", c, err)
+	}
+	sig, err := r.Key.Sign(rand.Reader, r.Digest, r.Opts)
+	if err := e.SignDone(sig, err); err != nil {
+		t.Fatal(err)
+	}
+	rest := e.AppendOutput(nil)
+	if len(first) == 0 || len(rest) == 0 || e.Status()&StatusWantSign != 0 || e.SignRequest() != nil {
+		t.Errorf("flight %d+%d bytes, status %b", len(first), len(rest), e.Status())
+	}
+}
+
+func TestSignDoneErrorIsInternalError(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.AsyncSign = func(SignatureScheme) bool { return true }
+	e := NewEngine(cfg)
+	e.Read(clientHelloRecord(t, nil), nil)
+	e.AppendOutput(nil)
+	err := e.SignDone(nil, errors.New("hsm offline"))
+	wantAlertErr(t, "sign failure", err, AlertInternalError)
+	if out := e.AppendOutput(nil); len(out) != 5+2+1+aeadTagLen {
+		t.Errorf("alert record %x", out)
+	}
+}
