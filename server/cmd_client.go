@@ -31,6 +31,9 @@ func dispatchSub(c *cmdCtx, container string, subs []subcommand) {
 			c.errReply("ERR wrong number of arguments for '" + strings.ToLower(container) + "|" + subs[i].Name + "' command")
 			return
 		}
+		if rows := subcommandRows[c.cl.lastCmd]; i < len(rows) {
+			c.cl.lastCmd = &rows[i] // CLIENT LIST shows cmd=client|list
+		}
 		subs[i].Fn(c)
 		return
 	}

@@ -518,9 +518,13 @@ var (
 	// subcommandTables maps a container command to its subcommands; set in
 	// init because COMMAND's handlers read it.
 	subcommandTables map[string][]subcommand
+	// subcommandRows gives each subcommand a row named container|sub, in
+	// table order, keyed by the container's row; for CLIENT LIST cmd=.
+	subcommandRows map[*command][]command
 )
 
 func init() {
+	// dispatch.go's init, which runs after this one, builds subcommandRows.
 	subcommandTables = map[string][]subcommand{
 		"client":  clientSubcommands,
 		"config":  configSubcommands,

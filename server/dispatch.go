@@ -80,6 +80,24 @@ func init() {
 		}
 	}
 	slices.SortFunc(allCommands, func(a, b *command) int { return strings.Compare(a.Name, b.Name) })
+	buildSubcommandRows()
+}
+
+// buildSubcommandRows fills subcommandRows from subcommandTables.
+func buildSubcommandRows() {
+	subcommandRows = make(map[*command][]command)
+	for name, subs := range subcommandTables {
+		parent := commandIndex[name]
+		if parent == nil {
+			continue
+		}
+		rows := make([]command, len(subs))
+		for i, s := range subs {
+			rows[i] = command{Name: name + "|" + s.Name, Arity: s.Arity, Flags: parent.Flags, Group: parent.Group,
+				Since: parent.Since, Summary: s.Summary, Fn: s.Fn}
+		}
+		subcommandRows[parent] = rows
+	}
 }
 
 // lookupCommand finds name case-insensitively without hashing or
