@@ -540,3 +540,24 @@ func TestPreSharedKeyNotLastIsIllegalParameter(t *testing.T) {
 		t.Errorf("output %x", out)
 	}
 }
+
+func TestFragmentedClientHelloIsReassembled(t *testing.T) {
+	msg := clientHelloRecord(t, nil)[5:]
+	var in []byte
+	for off := 0; off < len(msg); off += 7 {
+		in = append(in, handshakeRecord(msg[off:min(off+7, len(msg))])...)
+	}
+	e := NewEngine(testConfig(t))
+	c, _, err := e.Read(in, nil)
+	if err != nil || c != len(in) || !e.hasOutput() || e.hs.state != (expectFinished{}) {
+		t.Errorf("consumed %d/%d, err %v, state %T", c, len(in), err, e.hs.state)
+	}
+}
+
+func TestClientHelloSharingRecordWithNextMessageFails(t *testing.T) {
+	msg := clientHelloRecord(t, nil)[5:]
+	// RFC 8446, Section 5.1: the key changes after ClientHello, so nothing may follow it in its record.
+	in := handshakeRecord(append(bytes.Clone(msg), typeFinished, 0, 0, 0))
+	err, _ := feedAll(NewEngine(testConfig(t)), in)
+	wantAlertErr(t, "trailing message", err, AlertUnexpectedMessage)
+}

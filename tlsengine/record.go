@@ -34,6 +34,11 @@ type direction struct {
 	seq    uint64
 	secret [48]byte // current traffic secret, for KeyUpdate
 	secLen int
+
+	// TLS 1.2 protection (record_tls12.go): set by setKeys12.
+	tls12    bool
+	explicit bool     // AES-GCM: 8-byte explicit nonce after the header
+	aad      [13]byte // scratch: seq || type || version || length
 }
 
 // setTrafficSecret derives key and IV from secret (RFC 8446, Section 7.3) and
