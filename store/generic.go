@@ -103,7 +103,7 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 	defer s.unlockSet(&m)
 	ss, sd := &s.shards[s.shardIndex(hs)], &s.shards[s.shardIndex(hd)]
 	ts, td := ss.table(srcDB), sd.table(dstDB)
-	e := ss.lookup(ts, hs, src, now, false)
+	e := ss.lookup(ts, hs, src, now, !del) // COPY reads its source, as Redis counts it
 	if e == nil {
 		return NotFound
 	}

@@ -81,7 +81,7 @@ func (s *Store) SetGet(db int, key, val []byte, now int64, opts SetOptions, dst 
 
 // set implements Set and SetGet. Caller holds sh.mu.
 func (sh *shard) set(t *table, h uint64, key, val []byte, now int64, o SetOptions, dst []byte, enc EncodeFunc) ([]byte, bool, Status) {
-	e := sh.lookup(t, h, key, now, false)
+	e := sh.lookup(t, h, key, now, enc != nil) // SET ... GET reads, as Redis counts it
 	found := e != nil
 	if found && enc != nil {
 		dst = enc(dst, e.val)
