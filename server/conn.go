@@ -57,13 +57,14 @@ type connState struct {
 	fd      int
 
 	// owned by the loop
-	cl       client
-	pending  []byte // TLS: plaintext of a command cut across records; nil when empty
-	idx      int    // position in ls.conns
-	needWake bool   // a batch stopped at batchOutLimit with commands left
-	pubCmd   *command
-	pubQbuf  int64
-	pubOmem  int64
+	cl        client
+	pending   []byte   // TLS: plaintext of a command cut across records; nil when empty
+	idx       int      // position in ls.conns
+	needWake  bool     // a batch stopped at batchOutLimit with commands left
+	pubCmd    *command // the values last published to shared, to skip unchanged stores
+	pubActive int64
+	pubQbuf   int64
+	pubOmem   int64
 
 	// read by CLIENT LIST/KILL and INFO from any goroutine
 	shared clientShared
@@ -144,7 +145,10 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 		ls.commands.Add(d)
 	}
 	cs.needWake = !closeAfter && n < len(in) && len(out) >= batchOutLimit
-	cs.shared.lastActive.Store(now)
+	if now != cs.pubActive {
+		cs.pubActive = now
+		cs.shared.lastActive.Store(now)
+	}
 	if cl.lastCmd != cs.pubCmd {
 		cs.pubCmd = cl.lastCmd
 		cs.shared.lastCmd.Store(cl.lastCmd)
