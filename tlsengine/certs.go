@@ -210,11 +210,11 @@ func (c *Certificate) pickScheme(clientAlgs []uint16) (SignatureScheme, bool) {
 // signatureHash returns the hash of a TLS 1.3 signature scheme; 0 for Ed25519.
 func signatureHash(s SignatureScheme) (crypto.Hash, bool) {
 	switch s {
-	case ECDSAWithP256AndSHA256, PSSWithSHA256:
+	case ECDSAWithP256AndSHA256, PSSWithSHA256, PKCS1WithSHA256: // PKCS #1: TLS 1.2 only
 		return crypto.SHA256, true
-	case ECDSAWithP384AndSHA384, PSSWithSHA384:
+	case ECDSAWithP384AndSHA384, PSSWithSHA384, PKCS1WithSHA384:
 		return crypto.SHA384, true
-	case ECDSAWithP521AndSHA512, PSSWithSHA512:
+	case ECDSAWithP521AndSHA512, PSSWithSHA512, PKCS1WithSHA512:
 		return crypto.SHA512, true
 	case Ed25519:
 		return 0, true

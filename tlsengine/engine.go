@@ -58,6 +58,10 @@ type Config struct {
 	// RecordSizeLimit is advertised to clients that send record_size_limit
 	// (RFC 8449) and enforced on what they send; 0 means 2^14+1.
 	RecordSizeLimit uint16
+	// MinVersion and MaxVersion bound the protocol versions accepted
+	// (VersionTLS12, VersionTLS13); 0 means VersionTLS13, so TLS 1.2 is
+	// off unless MinVersion is VersionTLS12 (handshake_server_tls12.go).
+	MinVersion, MaxVersion uint16
 }
 
 func (c *Config) rand() io.Reader {
@@ -303,7 +307,7 @@ func (e *Engine) appendAlertRecord(dst []byte, level uint8, a Alert) []byte {
 		return append(dst, recordTypeAlert, 3, 3, 0, 2, level, byte(a))
 	}
 	hdr := len(dst)
-	dst = append(dst, 0, 0, 0, 0, 0, level, byte(a))
+	dst = append(e.out.appendHeader(dst), level, byte(a)) // TLS 1.2 hook: header may carry an explicit nonce
 	dst, _ = e.out.sealInPlace(dst, hdr, recordTypeAlert)
 	return dst
 }
@@ -341,6 +345,9 @@ func (e *Engine) KeyUpdate(requestPeer bool) error {
 	if !e.done {
 		return ErrNotEstablished
 	}
+	if e.state.Version != versionTLS13 { // TLS 1.2 hook: no KeyUpdate there
+		return ErrNoKeyUpdate
+	}
 	e.kuQ = true
 	e.kuReqQ = e.kuReqQ || requestPeer
 	return nil
@@ -369,7 +376,7 @@ func (e *Engine) BeginRecord(out []byte) ([]byte, int) {
 	if e.kuQ && e.err == nil {
 		out = e.appendKeyUpdate(out)
 	}
-	return append(out, 0, 0, 0, 0, 0), len(out)
+	return e.out.appendHeader(out), len(out) // TLS 1.2 hook: 5 bytes, or 13 with an explicit nonce
 }
 
 // SealRecord encrypts in place the application data record that starts at
@@ -383,14 +390,14 @@ func (e *Engine) SealRecord(out []byte, hdr int) ([]byte, error) {
 	if !e.done || e.closeSent || e.closeQ {
 		return out[:hdr], ErrNotEstablished
 	}
-	if len(out)-hdr-recordHeaderLen > e.sendLimit {
+	if len(out)-hdr-e.out.headerLen() > e.sendLimit {
 		return out[:hdr], ErrRecordOverflow
 	}
 	out, err := e.out.sealInPlace(out, hdr, recordTypeApplicationData)
 	if err != nil {
 		return out[:hdr], e.fail(err)
 	}
-	if e.out.seq >= keyUpdateAfterRecords {
+	if e.out.seq >= keyUpdateAfterRecords && !e.out.tls12 { // TLS 1.2 hook: no KeyUpdate; RFC 5246 seq limit in seal12
 		e.kuQ = true
 	}
 	return out, nil
@@ -485,6 +492,9 @@ func (e *Engine) blocked() bool {
 // readRecord handles one complete record; it returns application data
 // plaintext (aliasing rec) or nil.
 func (e *Engine) readRecord(rec []byte) ([]byte, error) {
+	if e.state.Version == VersionTLS12 { // TLS 1.2 hook (handshake_server_tls12.go)
+		return e.readRecord12(rec)
+	}
 	typ := rec[0]
 	body := rec[recordHeaderLen:]
 	// RFC 8446, Section 5.1: nothing may interleave with a fragmented handshake message.
@@ -662,7 +672,7 @@ func (e *Engine) appendHandshakeRecords(msgs []byte) error {
 			hs.out = append(hs.out, msgs[:n]...)
 		} else {
 			hdr := len(hs.out)
-			hs.out = append(hs.out, 0, 0, 0, 0, 0)
+			hs.out = e.out.appendHeader(hs.out) // TLS 1.2 hook: may carry an explicit nonce
 			hs.out = append(hs.out, msgs[:n]...)
 			var err error
 			if hs.out, err = e.out.sealInPlace(hs.out, hdr, recordTypeHandshake); err != nil {
@@ -728,7 +738,11 @@ func (e *Engine) SignDone(sig []byte, err error) error {
 	if err != nil || len(sig) == 0 {
 		return e.fail(alertErr(AlertInternalError, ErrInternal))
 	}
-	next, err := e.sendCertificateVerifyAndFinished(sig)
+	send := e.sendCertificateVerifyAndFinished
+	if e.state.Version == VersionTLS12 { // TLS 1.2 hook: the signature is for ServerKeyExchange
+		send = e.sendServerKeyExchange12
+	}
+	next, err := send(sig)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -761,5 +775,8 @@ func (e *Engine) VerifyDone(err error) error {
 	}
 	e.state.VerifiedLeaf = e.state.PeerCertificates[0]
 	e.hs.state = expectCertificateVerify{}
+	if e.state.Version == VersionTLS12 { // TLS 1.2 hook: ClientKeyExchange precedes CertificateVerify
+		e.hs.state = expectClientKeyExchange12{}
+	}
 	return nil
 }

@@ -118,6 +118,7 @@ type serverHandshake struct {
 	clientApp     []byte
 	certRequested bool
 	vopts         *x509.VerifyOptions
+	v12           *handshake12 // TLS 1.2 state (handshake_server_tls12.go)
 }
 
 // skipEarly reports whether an n-byte record may be dropped as refused early
@@ -207,8 +208,12 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 	if !ch.unmarshal(msg) {
 		return nil, clientHelloDecodeAlert(msg)
 	}
-	if _, err := negotiateVersion(ch); err != nil {
+	vers, err := negotiateVersion(e.cfg, ch)
+	if err != nil {
 		return nil, err
+	}
+	if vers == VersionTLS12 {
+		return e.readClientHello12(ch, msg, retried) // handshake_server_tls12.go
 	}
 	if len(ch.compressionMethods) != 1 || ch.compressionMethods[0] != 0 {
 		return nil, errIllegalParameter
@@ -294,17 +299,13 @@ func clientHelloDecodeAlert(msg []byte) error {
 	return errDecode
 }
 
-// negotiateVersion is the version dispatch (RFC 8446, Section 4.2.1): TLS
-// 1.3 when supported_versions offers it. TLS 1.2 (handshake_server_tls12.go)
-// will add its branch here, continuing in its own state machine, and must
-// then put downgradeCanaryTLS12 in the last 8 bytes of ServerHello.random
-// (RFC 8446, Section 4.1.3). Until then every other client gets
-// protocol_version.
-func negotiateVersion(ch *clientHelloMsg) (uint16, error) {
-	if slices.Contains(ch.supportedVersions, versionTLS13) {
-		return versionTLS13, nil
-	}
-	return 0, alertErr(AlertProtocolVersion, ErrProtocolVersion)
+// negotiateVersion is the version dispatch (RFC 8446, Section 4.2.1): the
+// highest version within Config.MinVersion..MaxVersion the client offers.
+// TLS 1.2 continues in handshake_server_tls12.go, which puts
+// downgradeCanaryTLS12 in ServerHello.random (RFC 8446, Section 4.1.3).
+// Other clients get protocol_version.
+func negotiateVersion(cfg *Config, ch *clientHelloMsg) (uint16, error) {
+	return selectVersion(cfg, ch)
 }
 
 // downgradeCanaryTLS12 ends ServerHello.random when a TLS 1.3 server

@@ -71,6 +71,9 @@ func (d *direction) makeNonce() {
 // type and the tag and returns the extended b. It allocates only if b lacks
 // 17 bytes of spare capacity.
 func (d *direction) sealInPlace(b []byte, hdr int, typ uint8) ([]byte, error) {
+	if d.tls12 { // TLS 1.2 hook (record_tls12.go)
+		return d.seal12(b, hdr, typ)
+	}
 	if d.seq == maxSeq {
 		return b, alertErr(AlertInternalError, ErrSequenceLimit)
 	}
