@@ -20,6 +20,7 @@ type Options struct {
 	Port       int    // TCP port, default 6379
 	Loops      int    // event loops, default runtime.GOMAXPROCS(0)
 	MaxClients int    // maxclients, default 10000
+	Engine     string // event-loop library: "gnet" (default) or "netpoll"
 	// RequirePass is the default user's password; "" means no password.
 	RequirePass string
 	// Timeout closes a client idle this many seconds; 0 means never.
@@ -70,6 +71,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Loops <= 0 {
 		o.Loops = runtime.GOMAXPROCS(0)
+	}
+	if o.Engine == "" {
+		o.Engine = "gnet"
 	}
 	if o.MaxClients <= 0 {
 		o.MaxClients = defaultMaxClients

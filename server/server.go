@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -102,12 +103,21 @@ func (s *Server) Serve() error {
 		s.trMu.Unlock()
 		return ErrServerClosed
 	}
-	tr := &gnetTransport{}
+	var tr transport
+	switch s.opts.Engine {
+	case "gnet":
+		tr = &gnetTransport{}
+	case "netpoll":
+		tr = &netpollTransport{}
+	default:
+		s.trMu.Unlock()
+		return fmt.Errorf("server: unknown engine %q (want gnet or netpoll)", s.opts.Engine)
+	}
 	s.tr = tr
 	s.trMu.Unlock()
 	defer close(s.done)
 	s.log.Info("loopkv starting",
-		zap.String("addr", s.Addr()), zap.Int("loops", s.opts.Loops),
+		zap.String("addr", s.Addr()), zap.Int("loops", s.opts.Loops), zap.String("engine", s.opts.Engine),
 		zap.String("version", Version), zap.Int("pid", pid()))
 	var once sync.Once
 	err := tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() { once.Do(func() { close(s.ready) }) })
