@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	loopkv [/path/to/loopkv.conf] [--port 6379] [--bind 127.0.0.1] [--loops N] ...
+//	loopkv [/path/to/loopkv.conf] [--port 6379] [--bind 127.0.0.1] [--loops N] [--engine gnet|netpoll] ...
 //
 // The optional config file uses redis.conf syntax; flags, named like its
 // settings, override it. SIGINT and SIGTERM stop the server gracefully.
@@ -40,6 +40,7 @@ var defaults = settings{
 	"requirepass": "", "timeout": "0", "loglevel": "notice", "databases": "16",
 	"client-query-buffer-limit": "1gb", "proto-max-bulk-len": "512mb",
 	"client-output-buffer-limit": "normal 256mb 0 0", "tls-port": "0", "dev-tls-dir": "",
+	"engine": "gnet", // event-loop library: gnet or netpoll
 }
 
 // ignored are redis.conf directives accepted without effect.
@@ -159,6 +160,10 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 		if n, ok := server.ParseMemory(f[1]); ok && n > 0 {
 			o.ClientOutputBufferLimit = n
 		}
+	}
+	o.Engine = strings.ToLower(cfg["engine"])
+	if o.Engine != "gnet" && o.Engine != "netpoll" {
+		errs = append(errs, fmt.Errorf("engine: must be gnet or netpoll: %q", cfg["engine"]))
 	}
 	o.LogLevel = strings.ToLower(cfg["loglevel"])
 	lvl, ok := server.ZapLevel(o.LogLevel)
