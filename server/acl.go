@@ -254,13 +254,10 @@ func errNoCommandPerm(who, cmd string) string {
 // when allowed, "command" when the command is denied, or "key" and the
 // index in args of the first key no pattern allows.
 func (p *aclPerm) permits(cmd *command, args [][]byte) (reason string, keyPos int) {
-	if p.removed {
-		return "command", 0
-	}
-	if !p.allowAll && cmd.Flags&flagNoAuth == 0 {
+	if cmd.Flags&flagNoAuth == 0 && (p.removed || !p.allowAll) {
 		// A row outside the table the bits were built on is a future
 		// command: allowed by +@all only, as in Redis.
-		if id, ok := aclCommandID(cmd); ok && p.cmds[id/64]&(1<<(id%64)) == 0 || !ok && !p.futureCmds {
+		if id, ok := aclCommandID(cmd); p.removed || ok && p.cmds[id/64]&(1<<(id%64)) == 0 || !ok && !p.futureCmds {
 			return "command", 0
 		}
 	}
@@ -350,7 +347,7 @@ func (p *aclPerm) passwordMatches(pass []byte) bool {
 }
 
 // addLog records a denial in the ACL log, grouping it with a like entry
-// from the last minute as Redis does.
+// among the 10 newest from the last minute, as Redis does.
 func (a *aclState) addLog(c *cmdCtx, reason, object, username string) {
 	var now int64
 	info := ""
@@ -362,10 +359,10 @@ func (a *aclState) addLog(c *cmdCtx, reason, object, username string) {
 		username: username, ctime: now, clientInfo: info}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := range a.log {
+	for i := range min(len(a.log), 10) {
 		o := &a.log[i]
 		if o.reason == e.reason && o.context == e.context && o.object == e.object &&
-			o.username == e.username && now-o.ctime < aclLogGroupDur {
+			o.username == e.username && now-o.ctime <= aclLogGroupDur {
 			e.count = o.count + 1
 			a.log = slices.Delete(a.log, i, i+1)
 			break
@@ -780,7 +777,11 @@ func (p *aclPerm) describe() string {
 // globMatch reports whether s matches the Redis glob pattern pat: *, ?,
 // [abc], [^a-z] and \ escapes, case-sensitive, as Redis's stringmatchlen.
 // It backtracks only to the last *, so it runs in O(len(pat)*len(s)).
+// An empty key matches only the empty pattern, as in Redis.
 func globMatch(pat string, s []byte) bool {
+	if len(s) == 0 {
+		return len(pat) == 0
+	}
 	p, i := 0, 0
 	starP, starI := -1, 0
 	for i < len(s) {
@@ -881,4 +882,31 @@ func itoa(n int64) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// appendInfoStats appends INFO's four acl_access_denied_* lines (Redis
+// 7.0's Stats section) to b.
+func (a *aclState) appendInfoStats(b []byte) []byte {
+	b = infoInt(b, "acl_access_denied_auth", a.deniedAuth.Load())
+	b = infoInt(b, "acl_access_denied_cmd", a.deniedCmd.Load())
+	b = infoInt(b, "acl_access_denied_key", a.deniedKey.Load())
+	return infoInt(b, "acl_access_denied_channel", a.deniedChannel.Load())
+}
+
+// userForCertCN maps a verified client certificate's common name to the
+// user of that name (Valkey's tls-auth-clients-user CN): the user when it
+// exists and is on, else nil and the client stays unauthenticated. No
+// password is checked: the certificate is the proof.
+func (a *aclState) userForCertCN(cn string) *aclUser {
+	if cn == "" {
+		return nil
+	}
+	u := a.user(cn)
+	if u == nil {
+		return nil
+	}
+	if p := u.perm.Load(); !p.on || p.removed {
+		return nil
+	}
+	return u
 }

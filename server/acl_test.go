@@ -1,7 +1,16 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loopkv/loopkv/store"
@@ -191,4 +200,515 @@ func slicesSort(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// aclGlobDiffCases are (pattern, key) pairs whose match Redis decides
+// through ACL DRYRUN with a user whose only key pattern is pattern.
+var aclGlobDiffCases = [][2]string{
+	{"*", "a"}, {"a*", "abc"}, {"a*", "ba"}, {"*c", "abc"}, {"a?c", "abc"}, {"a?c", "ac"},
+	{"[abc]x", "bx"}, {"[abc]x", "dx"}, {"[^abc]x", "dx"}, {"[^abc]x", "ax"},
+	{"[a-c]x", "bx"}, {"[c-a]x", "bx"}, {"[a-]x", "-x"}, {"[a-]x", "]x"}, {"[a-]", "b"},
+	{"\\*x", "*x"}, {"\\*x", "ax"}, {"[\\]]", "]"}, {"[\\", "\\"}, {"[abc", "b"}, {"[abc", "bc"},
+	{"a\\", "a\\"}, {"a\\", "a"}, {"**a**b", "xxaxxb"}, {"*a*b", "xxaxx"}, {"?", ""},
+	{"*?*?", "a"}, {"*?*?", "ab"}, {"a[", "a["}, {"a[", "a"}, {"[]]", "]"}, {"[^]", "x"},
+	{"foo*bar*baz", "foo_bar_baz"}, {"**", ""}, {"?*", ""}, {"", ""}, {"", "a"}, {"a*", "a"}, {"foo*bar*baz", "foo_baz_bar"}, {"[!a]", "b"},
+}
+
+func TestACLGlobMatchesRedis(t *testing.T) {
+	addr := startRefRedis(t)
+	ref := dialRaw(t, addr)
+	for i, tc := range aclGlobDiffCases {
+		ref.do("ACL", "SETUSER", "g", "reset", "on", "nopass", "+get", "~"+tc[0])
+		want := ref.do("ACL", "DRYRUN", "g", "get", tc[1]) == "+OK\r\n"
+		if got := globMatch(tc[0], []byte(tc[1])); got != want {
+			t.Errorf("#%d: globMatch(%q, %q) = %v, want %v (redis)", i, tc[0], tc[1], got, want)
+		}
+	}
+}
+
+// TestACLLogMatchesRedis compares ACL LOG entries after the same denials,
+// leaving out age-seconds and client-info.
+func TestACLLogMatchesRedis(t *testing.T) {
+	addr := startRefRedis(t)
+	ref := dialRaw(t, addr)
+	s, cl := newACLTestServer()
+	for _, line := range []string{
+		"ACL SETUSER alice on >p ~a* +get +mset",
+		"AUTH alice nope", "AUTH alice nope", "AUTH nobody x",
+		"AUTH alice p", "GET b", "GET b", "MSET a1 x c2 y", "SET a v", "GET a",
+		"AUTH default x",
+		"ACL LOG 4",
+		"ACL LOG",
+	} {
+		args := strings.Fields(line)
+		want, got := ref.do(args...), aclDo(s, cl, args...)
+		if args[0] == "ACL" {
+			want, got = logFields(want), logFields(got)
+		}
+		if got != want {
+			t.Errorf("%s:\n got %q\nwant %q", line, got, want)
+		}
+	}
+	if got, want := aclDo(s, cl, "ACL", "LOG", "RESET"), "+OK\r\n"; got != want {
+		t.Errorf("ACL LOG RESET = %q, want %q", got, want)
+	}
+	if got, want := aclDo(s, cl, "ACL", "LOG"), "*0\r\n"; got != want {
+		t.Errorf("ACL LOG after RESET = %q, want %q", got, want)
+	}
+}
+
+// logFields drops the values of age-seconds and client-info from a raw
+// ACL LOG reply.
+func logFields(raw string) string {
+	lines := strings.Split(raw, "\r\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		out = append(out, lines[i])
+		if lines[i] == "age-seconds" || lines[i] == "client-info" {
+			i += 2
+		}
+	}
+	return strings.Join(out, "\r\n")
+}
+
+func sha(p string) string { s := sha256.Sum256([]byte(p)); return hex.EncodeToString(s[:]) }
+
+// aclRuleTests apply rules to a new user and check the description (ACL
+// LIST after "user name ") or the error.
+var aclRuleTests = []struct {
+	rules string
+	want  string // description, or the error text
+}{
+	{"", "off resetchannels -@all"},
+	{"on >p", "on #" + sha("p") + " resetchannels -@all"},
+	{"on >p >p >q <p", "on #" + sha("q") + " resetchannels -@all"},
+	{"on >p nopass", "on nopass resetchannels -@all"},
+	{"nopass >p", "off #" + sha("p") + " resetchannels -@all"},
+	{"on >p resetpass", "on resetchannels -@all"},
+	{"#" + sha("x") + " !" + sha("x"), "off resetchannels -@all"},
+	{"<p", aclErrNoPass},
+	{"#abc", aclErrBadHash},
+	{"#" + strings.ToUpper(sha("x")), aclErrBadHash},
+	{"~a ~b ~a", "off ~a ~b resetchannels -@all"},
+	{"%R~a %W~a", "off ~a resetchannels -@all"},
+	{"%R~a %W~b", "off %R~a %W~b resetchannels -@all"},
+	{"%RW~*", "off ~* resetchannels -@all"},
+	{"%R~*", "off %R~* resetchannels -@all"},
+	{"%r~x", "off %R~x resetchannels -@all"},
+	{"%RR~x", aclErrSyntax},
+	{"%X~x", aclErrSyntax},
+	{"%R", aclErrSyntax},
+	{"%R~", aclErrSyntax},
+	{"allkeys ~a", aclErrAllKeys},
+	{"~a allkeys", "off ~* resetchannels -@all"},
+	{"allkeys resetkeys ~a", "off ~a resetchannels -@all"},
+	{"&a &b", "off resetchannels &a &b -@all"},
+	{"allchannels &a", aclErrAllChans},
+	{"allchannels", "off &* -@all"},
+	{"+@all", "off resetchannels +@all"},
+	{"allcommands -get", "off resetchannels +@all -get"},
+	{"+@all -@all +get", "off resetchannels -@all +get"},
+	{"nocommands +GET +Set", "off resetchannels -@all +get +set"},
+	{"+nosuch", aclErrUnknown},
+	{"+@nosuch", aclErrUnknown},
+	{"+", aclErrSyntax},
+	{"bogus", aclErrSyntax},
+	{"(~x +get)", aclErrSyntax},
+	{"on nopass ~* &* +@all reset", "off sanitize-payload resetchannels -@all"},
+	{"skip-sanitize-payload", "off skip-sanitize-payload resetchannels -@all"},
+	{"ON NOPASS ALLKEYS ALLCHANNELS ALLCOMMANDS", "on nopass ~* &* +@all"},
+}
+
+func TestACLRulesDescribeOrFail(t *testing.T) {
+	for i, tc := range aclRuleTests {
+		p, _, err := newUserPerm().setRules(strings.Fields(tc.rules))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = p.describe()
+		}
+		if got != tc.want {
+			t.Errorf("#%d %q: got %q, want %q", i, tc.rules, got, tc.want)
+		}
+	}
+}
+
+const (
+	noKey = "NOPERM this user has no permissions to access one of the keys used as arguments"
+)
+
+func noCmd(name string) string {
+	return "NOPERM this user has no permissions to run the '" + name + "' command"
+}
+
+// aclCheckTests run one command as a user with rules; want is "" when it
+// is allowed, else the exact error.
+var aclCheckTests = []struct {
+	rules, cmd, want string
+}{
+	{"on nopass ~a* +@all", "DEL a1 a2 a3", ""},
+	{"on nopass ~a* +@all", "DEL a1 b a3", noKey},
+	{"on nopass ~a* +@all", "DEL b", noKey},
+	{"on nopass ~a* +@all", "MSET a1 v a2 v", ""},
+	{"on nopass ~a* +@all", "MSET a1 b a2 c", ""}, // values are not keys
+	{"on nopass ~a* +@all", "MSET a1 v b v", noKey},
+	{"on nopass ~a* +@all", "MGET a1 a2 zz", noKey},
+	{"on nopass ~a* ~b* +@all", "MGET a1 b2", ""},
+	{"on nopass ~a* +@all", "PING", ""},
+	{"on nopass ~* -@all +get", "SET k v", noCmd("set")},
+	{"on nopass ~* -@all +get", "GET k", ""},
+	{"on nopass ~* +@all -get", "GET k", noCmd("get")},
+	{"on nopass ~* +@all -@write", "SET k v", noCmd("set")},
+	{"on nopass ~* +@all -@write", "GET k", ""},
+	{"on nopass ~* -@all +@read", "MGET a b", ""},
+	{"on nopass ~* -@all +@read", "DEL a", noCmd("del")},
+	{"on nopass -@all", "AUTH x y", ""}, // allowed before authentication
+	{"on nopass -@all", "HELLO", ""},
+	{"on nopass -@all", "CONFIG GET maxmemory", noCmd("config|get")},
+	{"on nopass -@all", "CONFIG NOSUCH", noCmd("config")},
+	{"on nopass -@all", "CLIENT ID", noCmd("client|id")},
+	{"on nopass %R~r* +@all", "GET r1", ""},
+	{"on nopass %R~r* +@all", "SET r1 v", noKey},
+	{"on nopass %W~w* +@all", "SET w1 v", ""},
+	{"on nopass %W~w* +@all", "GET w1", noKey},
+	{"on nopass ~\\** +@all", "GET *x", ""},
+	{"on nopass ~\\** +@all", "GET ax", noKey},
+	{"on nopass +@all", "GET a", noKey}, // no key patterns at all
+	{"on nopass +@all", "PING", ""},
+	{"off nopass ~* +@all", "GET a", ""}, // off stops AUTH, not clients already in
+}
+
+func TestACLCheckCommandsAndKeys(t *testing.T) {
+	s, cl := newACLTestServer()
+	a := serverACL(s)
+	for i, tc := range aclCheckTests {
+		if err := a.setUser("t", strings.Fields("reset "+tc.rules)); err != "" {
+			t.Fatalf("#%d: setuser %q: %s", i, tc.rules, err)
+		}
+		args := strings.Fields(tc.cmd)
+		bargs := make([][]byte, len(args))
+		for j, x := range args {
+			bargs[j] = []byte(x)
+		}
+		c := &cmdCtx{srv: s, cl: cl, store: s.store, args: bargs}
+		cmd := lookupCommand(bargs[0], nil)
+		if cmd == nil {
+			t.Fatalf("#%d: no command %q", i, args[0])
+		}
+		if got := a.check(a.user("t"), cmd, c); got != tc.want {
+			t.Errorf("#%d %q as %q: got %q, want %q", i, tc.cmd, tc.rules, got, tc.want)
+		}
+	}
+}
+
+func TestACLCheckDefaultUserAllocatesNothing(t *testing.T) {
+	s, cl := newACLTestServer()
+	a := serverACL(s)
+	if err := a.setUser("r", []string{"on", "nopass", "~k*", "-@all", "+get", "+mget"}); err != "" {
+		t.Fatal(err)
+	}
+	r := a.user("r")
+	c := &cmdCtx{srv: s, cl: cl, store: s.store, args: [][]byte{[]byte("mget"), []byte("k1"), []byte("k2")}}
+	cmd := lookupCommand(c.args[0], nil)
+	for _, u := range []*aclUser{nil, a.def, r} {
+		if n := testing.AllocsPerRun(100, func() {
+			if a.check(u, cmd, c) != "" {
+				t.Fatal("denied")
+			}
+		}); n != 0 {
+			t.Errorf("check as %v: %v allocs, want 0", u, n)
+		}
+	}
+}
+
+func BenchmarkACLCheck(b *testing.B) {
+	s, cl := newACLTestServer()
+	a := serverACL(s)
+	a.setUser("r", []string{"on", "nopass", "~user:*", "-@all", "+get", "+mget"})
+	c := &cmdCtx{srv: s, cl: cl, store: s.store, args: [][]byte{[]byte("mget"), []byte("user:1"), []byte("user:2"), []byte("user:3")}}
+	cmd := lookupCommand(c.args[0], nil)
+	for _, bc := range []struct {
+		name string
+		u    *aclUser
+	}{{"user=default", nil}, {"user=restricted/keys=3", a.user("r")}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if a.check(bc.u, cmd, c) != "" {
+					b.Fatal("denied")
+				}
+			}
+		})
+	}
+}
+
+func TestACLAuthenticateCountsAndLogsFailures(t *testing.T) {
+	s, cl := newACLTestServer()
+	a := serverACL(s)
+	a.setUser("alice", []string{"on", ">one", ">two"})
+	a.setUser("bob", []string{"off", ">pw"})
+	c := &cmdCtx{srv: s, cl: cl, args: [][]byte{[]byte("auth")}, now: 1000}
+	for i, tc := range []struct {
+		user, pass string
+		ok         bool
+	}{
+		{"alice", "one", true}, {"alice", "two", true}, {"alice", "three", false},
+		{"alice", "", false}, {"bob", "pw", false}, {"nosuch", "one", false}, {"default", "x", true},
+	} {
+		u, ok := a.authenticate([]byte(tc.user), []byte(tc.pass), c)
+		if ok != tc.ok || ok && u.name != tc.user {
+			t.Errorf("#%d %s/%s: ok=%v, want %v", i, tc.user, tc.pass, ok, tc.ok)
+		}
+	}
+	if got := a.deniedAuth.Load(); got != 4 {
+		t.Errorf("acl_access_denied_auth = %d, want 4", got)
+	}
+	if len(a.log) != 3 || a.log[0].username != "nosuch" || a.log[2].count != 2 || a.log[2].reason != "auth" {
+		t.Errorf("log = %+v, want nosuch, bob, alice x2", a.log)
+	}
+	info := string(a.appendInfoStats(nil))
+	if !strings.Contains(info, "acl_access_denied_auth:4\r\n") {
+		t.Errorf("INFO lines %q lack acl_access_denied_auth:4", info)
+	}
+}
+
+// TestACLPasswordCompareIsConstantTime checks the code itself: the stored
+// hashes are compared with subtle.ConstantTimeCompare inside a loop that
+// never returns early.
+func TestACLPasswordCompareIsConstantTime(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "acl.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, early := false, false
+	ast.Inspect(f, func(n ast.Node) bool {
+		fn, ok := n.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "passwordMatches" {
+			return true
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			loop, ok := n.(*ast.RangeStmt)
+			if !ok {
+				return true
+			}
+			ast.Inspect(loop.Body, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := x.X.(*ast.Ident); ok && id.Name == "subtle" && x.Sel.Name == "ConstantTimeCompare" {
+						found = true
+					}
+				case *ast.ReturnStmt, *ast.BranchStmt:
+					early = true
+				}
+				return true
+			})
+			return false
+		})
+		return false
+	})
+	if !found || early {
+		t.Errorf("passwordMatches: ConstantTimeCompare in loop = %v, early exit = %v", found, early)
+	}
+}
+
+func TestACLLogIsBoundedAndGroups(t *testing.T) {
+	s, cl := newACLTestServer()
+	a := serverACL(s)
+	a.setUser("u", []string{"on", "nopass", "+@all", "~a*"})
+	u := a.user("u")
+	get := lookupCommand([]byte("get"), nil)
+	for i := 0; i < 300; i++ {
+		c := &cmdCtx{srv: s, cl: cl, args: [][]byte{[]byte("get"), []byte("k" + strconv.Itoa(i))}, now: int64(i)}
+		if a.check(u, get, c) != noKey {
+			t.Fatal("not denied")
+		}
+	}
+	if len(a.log) != aclLogMax || a.log[0].object != "k299" || a.log[aclLogMax-1].object != "k172" {
+		t.Fatalf("log has %d entries, newest %q, oldest %q; want %d, k299, k172", len(a.log), a.log[0].object, a.log[len(a.log)-1].object, aclLogMax)
+	}
+	// Like entries group when among the 10 newest and under a minute old.
+	c := &cmdCtx{srv: s, cl: cl, args: [][]byte{[]byte("get"), []byte("k291")}, now: 300}
+	a.check(u, get, c)
+	if len(a.log) != aclLogMax || a.log[0].object != "k291" || a.log[0].count != 2 || a.log[aclLogMax-1].object != "k172" {
+		t.Errorf("regrouped entry = %+v, want k291 count 2 first", a.log[0])
+	}
+	c.args[1] = []byte("k200")
+	a.check(u, get, c)
+	if a.log[0].object != "k200" || a.log[0].count != 1 {
+		t.Errorf("k200 (11th newest) = %+v, want a new entry", a.log[0])
+	}
+	c.args[1], c.now = []byte("k291"), 300+aclLogGroupDur+1
+	a.check(u, get, c)
+	if a.log[0].count != 1 {
+		t.Errorf("entry after a minute has count %d, want a new entry", a.log[0].count)
+	}
+	if got := a.deniedKey.Load(); got != 303 {
+		t.Errorf("acl_access_denied_key = %d, want 303", got)
+	}
+	if out := aclDo(s, cl, "ACL", "LOG", "2"); !strings.HasPrefix(out, "*2\r\n*14\r\n$5\r\ncount\r\n:1\r\n") {
+		t.Errorf("ACL LOG 2 = %q", out)
+	}
+	if out := aclDo(s, cl, "ACL", "LOG", "x"); out != "-"+errNotInteger+"\r\n" {
+		t.Errorf("ACL LOG x = %q", out)
+	}
+}
+
+func TestACLFileLoadSaveRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "users.acl")
+	text := "# users\n\nuser alice on >p1 ~a* +@all -del\nuser bob off \"#" + sha("p") + "\" %R~r* +get\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, cl := newACLTestServer()
+	a := serverACL(s)
+	before := a.user("default")
+	if err := a.setFile(path); err != nil {
+		t.Fatal(err)
+	}
+	want := "*3\r\n" +
+		"$" + strconv.Itoa(len("user alice on #"+sha("p1")+" ~a* resetchannels +@all -del")) + "\r\nuser alice on #" + sha("p1") + " ~a* resetchannels +@all -del\r\n" +
+		"$" + strconv.Itoa(len("user bob off #"+sha("p")+" %R~r* resetchannels -@all +get")) + "\r\nuser bob off #" + sha("p") + " %R~r* resetchannels -@all +get\r\n" +
+		"$34\r\nuser default on nopass ~* &* +@all\r\n"
+	if got := aclDo(s, cl, "ACL", "LIST"); got != want {
+		t.Fatalf("after load: %q, want %q", got, want)
+	}
+	if a.user("default") != before {
+		t.Error("default user handle replaced by load")
+	}
+	aclDo(s, cl, "ACL", "SETUSER", "carol", "on", "nopass", "~*", "+@read")
+	list := aclDo(s, cl, "ACL", "LIST")
+	if got := aclDo(s, cl, "ACL", "SAVE"); got != "+OK\r\n" {
+		t.Fatalf("ACL SAVE = %q", got)
+	}
+	aclDo(s, cl, "ACL", "DELUSER", "carol", "alice")
+	alice := a.user("bob")
+	if got := aclDo(s, cl, "ACL", "LOAD"); got != "+OK\r\n" {
+		t.Fatalf("ACL LOAD = %q", got)
+	}
+	if got := aclDo(s, cl, "ACL", "LIST"); got != list {
+		t.Errorf("after save and load: %q, want %q", got, list)
+	}
+	if a.user("bob") != alice {
+		t.Error("kept user's handle replaced by load")
+	}
+	// A bad file changes nothing and names every bad line.
+	os.WriteFile(path, []byte("user a on\nfoo bar\nuser b +nosuch\nuser a off\n"), 0o600)
+	got := aclDo(s, cl, "ACL", "LOAD")
+	wantErr := "-ERR " + path + ":2: should start with user keyword followed by the username. " +
+		path + ":3: " + aclErrUnknown + " (in '+nosuch'). " + path + ":4: Duplicate user 'a' found.\r\n"
+	if got != wantErr {
+		t.Errorf("bad file: %q, want %q", got, wantErr)
+	}
+	if got := aclDo(s, cl, "ACL", "LIST"); got != list {
+		t.Errorf("bad load changed users: %q", got)
+	}
+	s2, cl2 := newACLTestServer()
+	if got := aclDo(s2, cl2, "ACL", "SAVE"); got != "-"+errNoACLFile+"\r\n" {
+		t.Errorf("SAVE without file: %q", got)
+	}
+}
+
+var splitArgsTests = []struct {
+	in   string
+	want []string
+	ok   bool
+}{
+	{"user a on", []string{"user", "a", "on"}, true},
+	{"  user\t\"a b\" 'c d'  ", []string{"user", "a b", "c d"}, true},
+	{`user ">p\x41\n"`, []string{"user", ">pA\n"}, true},
+	{`user 'it\'s'`, []string{"user", "it's"}, true},
+	{`user "open`, nil, false},
+	{`user "a"b`, nil, false},
+}
+
+func TestACLFileSplitsArgsAsRedis(t *testing.T) {
+	for i, tc := range splitArgsTests {
+		got, ok := splitArgs(tc.in)
+		if ok != tc.ok || strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("#%d %q: %q %v, want %q %v", i, tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestACLDeletedUserLosesPermissions(t *testing.T) {
+	s, cl := newACLTestServer()
+	aclDo(s, cl, "ACL", "SETUSER", "alice", "on", ">p", "~*", "+@all")
+	if got := aclDo(s, cl, "AUTH", "alice", "p"); got != "+OK\r\n" {
+		t.Fatalf("AUTH = %q", got)
+	}
+	other := &client{proto: 2}
+	aclDo(s, other, "ACL", "DELUSER", "alice")
+	if got := aclDo(s, cl, "GET", "a"); got != "-"+noCmd("get")+"\r\n" {
+		t.Errorf("GET as deleted user = %q", got)
+	}
+	if got := aclDo(s, cl, "AUTH", "default", "x"); got != "+OK\r\n" {
+		t.Errorf("AUTH default after deletion = %q", got)
+	}
+}
+
+func TestACLRequirePassSetsDefaultPassword(t *testing.T) {
+	a := newACLState("secret")
+	if !a.authRequired() {
+		t.Error("authRequired = false with requirepass")
+	}
+	if _, ok := a.authenticate([]byte("default"), []byte("secret"), nil); !ok {
+		t.Error("requirepass rejected")
+	}
+	if _, ok := a.authenticate([]byte("default"), []byte("x"), nil); ok {
+		t.Error("wrong password accepted")
+	}
+	a.setRequirePass("")
+	if a.authRequired() {
+		t.Error("authRequired = true after requirepass \"\"")
+	}
+	if got := a.def.perm.Load().describe(); got != "on nopass ~* &* +@all" {
+		t.Errorf("default = %q", got)
+	}
+}
+
+func TestACLUserForCertCN(t *testing.T) {
+	a := newACLState("")
+	a.setUser("svc", []string{"on", "~*", "+@all"})
+	a.setUser("off", []string{"off", "~*", "+@all"})
+	for _, tc := range []struct {
+		cn   string
+		want string
+	}{{"svc", "svc"}, {"off", ""}, {"nosuch", ""}, {"", ""}} {
+		got := ""
+		if u := a.userForCertCN(tc.cn); u != nil {
+			got = u.name
+		}
+		if got != tc.want {
+			t.Errorf("userForCertCN(%q) = %q, want %q", tc.cn, got, tc.want)
+		}
+	}
+}
+
+// TestACLConcurrentSetUserAndCheck runs checks on several goroutines while
+// rules change; -race finds unsynchronised access.
+func TestACLConcurrentSetUserAndCheck(t *testing.T) {
+	s, _ := newACLTestServer()
+	a := serverACL(s)
+	a.setUser("u", []string{"on", "nopass", "~*", "+@all"})
+	u := a.user("u")
+	get := lookupCommand([]byte("get"), nil)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := &client{proto: 2}
+			c := &cmdCtx{srv: s, cl: cl, args: [][]byte{[]byte("get"), []byte("k")}}
+			for i := 0; i < 2000; i++ {
+				a.check(u, get, c)
+			}
+		}()
+	}
+	for i := 0; i < 200; i++ {
+		a.setUser("u", []string{[]string{"-get", "+get", "resetkeys", "~*"}[i%4]})
+	}
+	wg.Wait()
 }
