@@ -201,6 +201,16 @@ func TestPostHandshakeFailures(t *testing.T) {
 			}
 			return in
 		}, AlertUnexpectedMessage},
+		{"too-many-warning-alerts", func(p *direction) []byte {
+			var in []byte
+			for i := 0; i <= maxUselessRecords; i++ {
+				in = append(in, peerRecord(t, p, recordTypeAlert, []byte{alertLevelWarning, byte(AlertUserCanceled)})...)
+			}
+			return in
+		}, AlertUnexpectedMessage},
+		{"two-alerts-in-one-record", func(p *direction) []byte {
+			return peerRecord(t, p, recordTypeAlert, []byte{1, 90, 1, 90})
+		}, AlertDecodeError},
 		{"bad-record-mac", func(p *direction) []byte {
 			r := peerRecord(t, p, recordTypeApplicationData, []byte("hi"))
 			r[len(r)-1] ^= 1
