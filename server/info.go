@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,14 +120,22 @@ func (s *Server) infoClients(b []byte) []byte {
 
 func (s *Server) infoMemory(b []byte) []byte {
 	used := storeUsedMemory(s.store)
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
+	// runtime/metrics, unlike runtime.ReadMemStats, does not stop the world.
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(samples)
+	var total, heap int64
+	if samples[0].Value.Kind() == metrics.KindUint64 {
+		total = int64(samples[0].Value.Uint64())
+	}
+	if samples[1].Value.Kind() == metrics.KindUint64 {
+		heap = int64(samples[1].Value.Uint64())
+	}
 	b = append(b, "# Memory\r\n"...)
 	b = infoInt(b, "used_memory", used)
 	b = infoLine(b, "used_memory_human", bytesToHuman(used))
-	b = infoInt(b, "used_memory_rss", int64(ms.Sys))
-	b = infoLine(b, "used_memory_rss_human", bytesToHuman(int64(ms.Sys)))
-	b = infoInt(b, "go_heap_inuse", int64(ms.HeapInuse))
+	b = infoInt(b, "used_memory_rss", total)
+	b = infoLine(b, "used_memory_rss_human", bytesToHuman(total))
+	b = infoInt(b, "go_heap_objects", heap)
 	b = infoInt(b, "maxmemory", 0)
 	b = infoLine(b, "maxmemory_human", "0B")
 	b = infoLine(b, "maxmemory_policy", "noeviction")
