@@ -27,10 +27,18 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startServer runs a server with opts (port, loops and logger filled in)
-// until the test ends, and returns it with the error channel of Serve.
+// testEngine is the engine startServer uses when opts names none; ""
+// means the default (gnet). engines_test.go sets it to rerun the
+// integration suite on every engine.
+var testEngine string
+
+// startServer runs a server with opts (port, loops, engine and logger filled
+// in) until the test ends, and returns it with the error channel of Serve.
 func startServer(t testing.TB, opts Options) (*Server, <-chan error) {
 	t.Helper()
+	if opts.Engine == "" {
+		opts.Engine = testEngine
+	}
 	if opts.Port == 0 {
 		opts.Port = freePort(t)
 	}
