@@ -1,0 +1,417 @@
+package tlsengine
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// ---- TLS 1.2 interop with crypto/tls -------------------------------------------
+
+// clientConfig12 is a crypto/tls client pinned to TLS 1.2.
+func clientConfig12(p *testPKI) *tls.Config {
+	return &tls.Config{RootCAs: p.pool, ServerName: "example.com", MaxVersion: tls.VersionTLS12}
+}
+
+// config12 is a server Config with TLS 1.2 and 1.3 enabled.
+func config12(certs ...*Certificate) *Config {
+	return &Config{Certificates: certs, MinVersion: VersionTLS12}
+}
+
+var suites12 = []struct {
+	id   uint16
+	sni  string // the certificate the suite needs
+	cert string
+}{
+	{TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, "example.com", "ECDSA-P256"},
+	{TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, "example.com", "ECDSA-P256"},
+	{TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, "example.com", "ECDSA-P256"},
+	{TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, "rsa.test", "RSA-2048"},
+	{TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, "rsa.test", "RSA-2048"},
+	{TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256, "rsa.test", "RSA-2048"},
+}
+
+var groups12 = interopGroups[1:] // X25519, P-256, P-384: no hybrid group in TLS 1.2
+
+// wantOK fails the test unless both sides succeeded.
+func wantOK(t *testing.T, name string, r clientResult, serr error) bool {
+	t.Helper()
+	if r.err != nil || serr != nil {
+		t.Errorf("%s: client %v, server %v", name, r.err, serr)
+		return false
+	}
+	return true
+}
+
+func TestTLS12InteropMatrixSuitesGroupsCertificates(t *testing.T) {
+	p := loadPKI(t)
+	msgs := [][]byte{[]byte("hello"), bytes.Repeat([]byte{7}, 20000)}
+	for _, s := range suites12 {
+		for _, g := range groups12 {
+			cfg := config12(p.p256, p.rsa)
+			cfg.CurvePreferences = []CurveID{g.our}
+			cc := clientConfig12(p)
+			cc.ServerName, cc.CipherSuites, cc.CurvePreferences = s.sni, []uint16{s.id}, []tls.CurveID{g.go_}
+			r, serr, e := runInterop(t, cfg, cc, feedWhole, msgs)
+			name := tls.CipherSuiteName(s.id) + "/" + g.name + "/" + s.cert
+			if !wantOK(t, name, r, serr) {
+				continue
+			}
+			st := e.ConnectionState()
+			if r.state.Version != tls.VersionTLS12 || st.Version != VersionTLS12 {
+				t.Errorf("%s: version %x/%x", name, r.state.Version, st.Version)
+			}
+			if r.state.CipherSuite != s.id || st.CipherSuite != s.id || st.CurveID != g.our || r.state.CurveID != g.go_ {
+				t.Errorf("%s: suite %x/%x curve %v/%v", name, r.state.CipherSuite, st.CipherSuite, st.CurveID, r.state.CurveID)
+			}
+			if got := r.state.PeerCertificates[0].DNSNames[0]; got != s.sni {
+				t.Errorf("%s: served certificate for %q", name, got)
+			}
+			if e.hs != nil {
+				t.Errorf("%s: handshake state retained", name)
+			}
+		}
+	}
+}
+
+func TestTLS12InteropInputWholeByRecordAndByteByByte(t *testing.T) {
+	p := loadPKI(t)
+	for _, mode := range []feedMode{feedWhole, feedRecord, feedByte} {
+		for _, sni := range []string{"example.com", "rsa.test"} {
+			cc := clientConfig12(p)
+			cc.ServerName = sni
+			r, serr, e := runInterop(t, config12(p.p256, p.rsa), cc, mode, echoMsgs)
+			name := fmt.Sprintf("mode %d %s", mode, sni)
+			if wantOK(t, name, r, serr) && e.ConnectionState().Version != VersionTLS12 {
+				t.Errorf("%s: version %x", name, e.ConnectionState().Version)
+			}
+		}
+	}
+}
+
+func TestTLS12InteropResumptionWithTickets(t *testing.T) {
+	p := loadPKI(t)
+	keys, err := NewTicketKeys(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []uint16{TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256} {
+		cfg := config12(p.p256)
+		cfg.TicketKeys = keys
+		cc := clientConfig12(p)
+		cc.CipherSuites = []uint16{s}
+		cc.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+		for i, wantResume := range []bool{false, true, true} {
+			mode := feedRecord
+			if i == 2 {
+				mode = feedByte
+			}
+			r, serr, e := runInterop(t, cfg, cc, mode, echoMsgs[:1])
+			name := fmt.Sprintf("%s #%d", tls.CipherSuiteName(s), i)
+			if !wantOK(t, name, r, serr) {
+				break
+			}
+			if r.state.DidResume != wantResume || e.ConnectionState().DidResume != wantResume {
+				t.Errorf("%s: DidResume client %v server %v, want %v", name, r.state.DidResume, e.ConnectionState().DidResume, wantResume)
+			}
+			if e.ConnectionState().CipherSuite != s {
+				t.Errorf("%s: suite %x", name, e.ConnectionState().CipherSuite)
+			}
+		}
+	}
+	// Rotated twice the issuing key is still held; three rotations drop it.
+	cfg := config12(p.p256)
+	cfg.TicketKeys = keys
+	cc := clientConfig12(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); !wantOK(t, "issue", r, serr) {
+		return
+	}
+	for i := 0; i < ticketKeysKept; i++ {
+		keys.Rotate(rand.Reader)
+	}
+	r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+	if wantOK(t, "rotated", r, serr) && e.ConnectionState().DidResume {
+		t.Error("resumed with a ticket whose key was rotated out")
+	}
+}
+
+func TestTLS12TicketsAreNotSharedWithTLS13(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := config12(p.p256)
+	cfg.TicketKeys = keys
+	cache := tls.NewLRUClientSessionCache(4)
+	cc := clientConfig12(p)
+	cc.ClientSessionCache = cache
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); !wantOK(t, "1.2", r, serr) {
+		return
+	}
+	cc13 := clientConfig(p)
+	cc13.ClientSessionCache = cache
+	r, serr, e := runInterop(t, cfg, cc13, feedWhole, echoMsgs[:1])
+	if wantOK(t, "1.3", r, serr) && (e.ConnectionState().DidResume || e.ConnectionState().Version != VersionTLS13) {
+		t.Errorf("1.3 connection resumed %v version %x", e.ConnectionState().DidResume, e.ConnectionState().Version)
+	}
+}
+
+func TestTLS12InteropClientCertificates(t *testing.T) {
+	p := loadPKI(t)
+	tests := []struct {
+		name  string
+		mode  ClientAuthMode
+		cert  *tls.Certificate
+		async bool
+		suite uint16
+		alert Alert // 0: success
+		leaf  bool
+	}{
+		{"request-none", RequestClientCert, nil, false, 0, 0, false},
+		{"request-good", RequestClientCert, &p.client, false, 0, 0, true},
+		{"require-good", RequireClientCert, &p.client, false, 0, 0, true},
+		{"require-good-sha384-suite", RequireClientCert, &p.client, false, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, 0, true},
+		{"require-good-async", RequireClientCert, &p.client, true, 0, 0, true},
+		{"require-none", RequireClientCert, nil, false, 0, AlertHandshakeFailure, false},
+		{"require-unknown-ca", RequireClientCert, &p.otherCA, false, 0, AlertUnknownCA, false},
+		{"require-unknown-ca-async", RequireClientCert, &p.otherCA, true, 0, AlertUnknownCA, false},
+	}
+	for _, tt := range tests {
+		cfg := config12(p.p256)
+		cfg.ClientAuth, cfg.ClientCAs, cfg.AsyncVerify = tt.mode, p.pool, tt.async
+		cc := clientConfig12(p)
+		if tt.suite != 0 {
+			cc.CipherSuites = []uint16{tt.suite}
+		}
+		if tt.cert != nil {
+			c := *tt.cert
+			cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
+		}
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if tt.alert != 0 {
+			var ae *AlertError
+			if !errors.As(serr, &ae) || ae.Alert != tt.alert || r.err == nil {
+				t.Errorf("%s: server %v client %v, want alert %v", tt.name, serr, r.err, tt.alert)
+			}
+			continue
+		}
+		if !wantOK(t, tt.name, r, serr) {
+			continue
+		}
+		if got := e.ConnectionState().VerifiedLeaf != nil; got != tt.leaf {
+			t.Errorf("%s: verified leaf %v, want %v", tt.name, got, tt.leaf)
+		}
+	}
+}
+
+func TestTLS12ResumptionKeepsClientCertificate(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := config12(p.p256)
+	cfg.TicketKeys, cfg.ClientAuth, cfg.ClientCAs = keys, RequireClientCert, p.pool
+	cc := clientConfig12(p)
+	cc.Certificates = []tls.Certificate{p.client}
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	for i, want := range []bool{false, true} {
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
+			return
+		}
+		st := e.ConnectionState()
+		if st.DidResume != want || r.state.DidResume != want || st.VerifiedLeaf == nil || st.VerifiedLeaf.Subject.CommonName != "client" {
+			t.Errorf("#%d: resumed %v/%v, leaf %v", i, st.DidResume, r.state.DidResume, st.VerifiedLeaf)
+		}
+	}
+}
+
+func TestTLS12InteropALPNAndSNI(t *testing.T) {
+	p := loadPKI(t)
+	tests := []struct {
+		server, client []string
+		sni, wantCert  string
+		want           string
+		fail           bool
+	}{
+		{[]string{"redis", "h2"}, []string{"h2", "redis"}, "example.com", "example.com", "redis", false},
+		{[]string{"redis"}, nil, "rsa.test", "rsa.test", "", false},
+		{nil, []string{"h2"}, "a.wild.test", "example.com", "", false},
+		{[]string{"redis"}, []string{"h2"}, "example.com", "", "", true},
+	}
+	for i, tt := range tests {
+		cfg := config12(p.p256, p.rsa)
+		cfg.NextProtos = tt.server
+		cc := clientConfig12(p)
+		cc.NextProtos, cc.ServerName = tt.client, tt.sni
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if tt.fail {
+			var ae *AlertError
+			if !errors.As(serr, &ae) || ae.Alert != AlertNoApplicationProtocol || r.err == nil {
+				t.Errorf("#%d: server %v client %v, want no_application_protocol", i, serr, r.err)
+			}
+			continue
+		}
+		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
+			continue
+		}
+		if r.state.NegotiatedProtocol != tt.want || e.ConnectionState().NegotiatedProtocol != tt.want {
+			t.Errorf("#%d: ALPN %q, want %q", i, r.state.NegotiatedProtocol, tt.want)
+		}
+		if got := r.state.PeerCertificates[0].DNSNames[0]; got != tt.wantCert {
+			t.Errorf("#%d: SNI %q got certificate %q", i, tt.sni, got)
+		}
+		if e.ConnectionState().ServerName != tt.sni {
+			t.Errorf("#%d: ServerName %q", i, e.ConnectionState().ServerName)
+		}
+	}
+}
+
+func TestTLS12InteropAsyncSign(t *testing.T) {
+	p := loadPKI(t)
+	var asked []SignatureScheme
+	cfg := config12(p.p256, p.rsa)
+	cfg.AsyncSign = func(s SignatureScheme) bool { asked = append(asked, s); return true }
+	for _, mode := range []feedMode{feedWhole, feedByte} {
+		for _, sni := range []string{"rsa.test", "example.com"} {
+			cc := clientConfig12(p)
+			cc.ServerName = sni
+			r, serr, _ := runInterop(t, cfg, cc, mode, echoMsgs)
+			wantOK(t, fmt.Sprintf("mode %d %s", mode, sni), r, serr)
+		}
+	}
+	if len(asked) != 4 || asked[0] != PSSWithSHA256 || asked[1] != ECDSAWithP256AndSHA256 {
+		t.Errorf("AsyncSign asked for %v", asked)
+	}
+}
+
+// TestTLS12VersionNegotiation covers Config.MinVersion/MaxVersion against
+// clients of each range: TLS 1.3 is preferred; 1.2 only when enabled.
+func TestTLS12VersionNegotiation(t *testing.T) {
+	p := loadPKI(t)
+	tests := []struct {
+		min, max         uint16
+		cmin, cmax, want uint16 // want 0: protocol_version
+	}{
+		{0, 0, tls.VersionTLS12, tls.VersionTLS13, VersionTLS13},
+		{0, 0, tls.VersionTLS12, tls.VersionTLS12, 0},
+		{VersionTLS12, 0, tls.VersionTLS12, tls.VersionTLS13, VersionTLS13},
+		{VersionTLS12, 0, tls.VersionTLS12, tls.VersionTLS12, VersionTLS12},
+		{VersionTLS12, VersionTLS12, tls.VersionTLS12, tls.VersionTLS13, VersionTLS12},
+		{VersionTLS12, VersionTLS12, tls.VersionTLS13, tls.VersionTLS13, 0},
+		{VersionTLS13, VersionTLS12, tls.VersionTLS12, tls.VersionTLS13, 0}, // empty range
+	}
+	for i, tt := range tests {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, MinVersion: tt.min, MaxVersion: tt.max}
+		cc := clientConfig(p)
+		cc.MinVersion, cc.MaxVersion = tt.cmin, tt.cmax
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		if tt.want == 0 {
+			var ae *AlertError
+			if !errors.As(serr, &ae) || ae.Alert != AlertProtocolVersion || r.err == nil {
+				t.Errorf("#%d: server %v client %v, want protocol_version", i, serr, r.err)
+			}
+			continue
+		}
+		if wantOK(t, fmt.Sprint("#", i), r, serr) && (r.state.Version != tt.want || e.ConnectionState().Version != tt.want) {
+			t.Errorf("#%d: version %x/%x, want %x", i, r.state.Version, e.ConnectionState().Version, tt.want)
+		}
+	}
+}
+
+// serverRandom12 feeds ch to a fresh Engine and returns ServerHello.random.
+func serverRandom12(t *testing.T, cfg *Config, ch []byte) []byte {
+	t.Helper()
+	e := NewEngine(cfg)
+	if _, _, err := e.Read(ch, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := e.AppendOutput(nil)
+	var sh serverHelloMsg
+	if len(out) < 9 || out[0] != recordTypeHandshake || !sh.unmarshal(out[5:9+(int(out[6])<<16|int(out[7])<<8|int(out[8]))]) {
+		t.Fatalf("no ServerHello in %x", out[:min(len(out), 16)])
+	}
+	return sh.random
+}
+
+// TestTLS12DowngradeSentinel checks RFC 8446, Section 4.1.3: the sentinel
+// ends ServerHello.random when TLS 1.3 is enabled but 1.2 is negotiated,
+// and is absent when the server is capped at 1.2 (a 1.3-capable crypto/tls
+// client, which checks it, then connects).
+func TestTLS12DowngradeSentinel(t *testing.T) {
+	p := loadPKI(t)
+	ch12 := clientHelloRecord(t, func(c *tls.Config) { c.MinVersion, c.MaxVersion = tls.VersionTLS12, tls.VersionTLS12 })
+	ch13 := clientHelloRecord(t, func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 })
+	if got := serverRandom12(t, config12(p.p256), bytes.Clone(ch12)); string(got[24:]) != "DOWNGRD\x01" {
+		t.Errorf("1.3 enabled, 1.2 negotiated: random ends %x", got[24:])
+	}
+	capped := config12(p.p256)
+	capped.MaxVersion = VersionTLS12
+	for _, ch := range [][]byte{ch12, ch13} {
+		if got := serverRandom12(t, capped, bytes.Clone(ch)); bytes.HasPrefix(got[24:], []byte("DOWNGRD")) {
+			t.Errorf("capped at 1.2: random ends %x", got[24:])
+		}
+	}
+	cc := clientConfig(p)
+	cc.MinVersion = tls.VersionTLS12
+	r, serr, e := runInterop(t, capped, cc, feedWhole, echoMsgs[:1])
+	if wantOK(t, "capped", r, serr) && (r.state.Version != tls.VersionTLS12 || e.ConnectionState().Version != VersionTLS12) {
+		t.Errorf("capped: version %x", r.state.Version)
+	}
+}
+
+// TestTLS12KeyLogMatchesClient compares the CLIENT_RANDOM line with the one
+// crypto/tls writes.
+func TestTLS12KeyLogMatchesClient(t *testing.T) {
+	p := loadPKI(t)
+	var ours, theirs bytes.Buffer
+	cfg := config12(p.p256)
+	cfg.KeyLog = &ours
+	cc := clientConfig12(p)
+	cc.KeyLogWriter = &theirs
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); !wantOK(t, "keylog", r, serr) {
+		return
+	}
+	if !strings.HasPrefix(theirs.String(), "CLIENT_RANDOM ") || ours.String() != theirs.String() {
+		t.Errorf("key log\nours   %q\ntheirs %q", ours.String(), theirs.String())
+	}
+}
+
+// TestTLS12CloseNotify checks both directions of close_notify after data.
+func TestTLS12CloseNotify(t *testing.T) {
+	p := loadPKI(t)
+	cc, sc := tcpPair(t)
+	defer sc.Close()
+	done := make(chan error, 1)
+	go func() {
+		c := tls.Client(cc, clientConfig12(p))
+		defer cc.Close()
+		if _, err := c.Write([]byte("x")); err != nil {
+			done <- err
+			return
+		}
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(c, b); err != nil {
+			done <- err
+			return
+		}
+		_, err := c.Read(b) // the server's close_notify: io.EOF
+		done <- err
+	}()
+	e := NewEngine(config12(p.p256))
+	d := &driver{t: t, e: e, conn: sc}
+	d.onData = func(d *driver, b []byte) {
+		d.echo(b)
+		d.e.CloseNotify()
+		d.flush()
+	}
+	serr := d.run()
+	if err := <-done; err != io.EOF {
+		t.Errorf("client read after close_notify: %v, want EOF", err)
+	}
+	if serr != nil && !errors.Is(serr, io.EOF) {
+		t.Errorf("server: %v", serr)
+	}
+}
