@@ -251,3 +251,25 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+func TestBatchPastOutputLimitContinuesAfterWake(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	rc := dialRaw(t, s.Addr())
+	val := strings.Repeat("w", 512<<10)
+	if got := rc.do("SET", "big", val); got != "+OK\r\n" {
+		t.Fatalf("SET: %q", got)
+	}
+	// 200 bytes in, 10 MB out: the batch stops at batchOutLimit and
+	// resumes after each Wake.
+	const n = 20
+	rc.send(strings.Repeat(multibulk("GET", "big"), n) + "PING\r\n")
+	want := "$524288\r\n" + val + "\r\n"
+	for i := 0; i < n; i++ {
+		if got := rc.reply(); got != want {
+			t.Fatalf("#%d: got %d bytes, want %d", i, len(got), len(want))
+		}
+	}
+	if got := rc.reply(); got != "+PONG\r\n" {
+		t.Errorf("last reply %q", got)
+	}
+}
