@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
-	"time"
 )
 
 // fixedReader is a deterministic randomness source for reproducible flights.
@@ -77,30 +76,29 @@ func fuzzFlights(f *testing.F) [][]byte {
 	return out
 }
 
-// FuzzEngine feeds mutated client flights to a fresh Engine, cut at a
-// fuzzer-chosen point. The engine must never panic, never consume more than
-// it was given, and either progress or fail with a sticky *AlertError.
+// FuzzEngine feeds mutated client input to a fresh, deterministic Engine
+// (the transcript Config of replayCases[variant]), cut at a fuzzer-chosen
+// point. Seeds are whole recorded client conversations (so mutations reach
+// the second flight, application data and alerts) and first flights from
+// crypto/tls. The engine must never panic, never consume more than it was
+// given, and either progress or fail with a sticky *AlertError.
 func FuzzEngine(f *testing.F) {
-	p := loadPKI(f)
-	now := time.Unix(1_800_000_000, 0)
-	cfg := &Config{
-		Certificates: []*Certificate{p.p256, p.ed}, NextProtos: []string{"redis"},
-		Rand: &fixedReader{}, Now: func() time.Time { return now },
+	p := loadReplayPKI(f)
+	for i, rc := range replayCases {
+		chunks, _ := readTranscript(f, "testdata/Server-TLSv13-"+rc.name)
+		conv := bytes.Join(chunks, nil)
+		f.Add(conv, uint16(len(conv)), uint8(i))      // the whole conversation at once
+		f.Add(conv, uint16(len(chunks[0])), uint8(i)) // first flight, then the rest
 	}
 	for _, fl := range fuzzFlights(f) {
-		f.Add(fl, uint16(0))
-		f.Add(fl, uint16(len(fl)/2))
-		ccs := append(bytes.Clone(fl), 20, 3, 3, 0, 1, 1)                                                            // + compat CCS
-		f.Add(append(ccs, 23, 3, 3, 0, 20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), uint16(7)) // + a bogus protected record
+		f.Add(fl, uint16(len(fl)/2), uint8(0))
+		ccs := append(bytes.Clone(fl), 20, 3, 3, 0, 1, 1)                   // + compat CCS
+		f.Add(append(ccs, 23, 3, 3, 0, 4, 1, 2, 3, 4), uint16(7), uint8(2)) // + a bogus protected record
 	}
-	f.Fuzz(func(t *testing.T, in []byte, cut uint16) {
-		e := NewEngine(cfg)
+	f.Fuzz(func(t *testing.T, in []byte, cut uint16, variant uint8) {
+		e := NewEngine(replayConfig(t, p, replayCases[int(variant)%len(replayCases)]))
 		in = bytes.Clone(in)
-		c := int(cut)
-		if c > len(in) {
-			c = len(in)
-		}
-		// Feed the first part, then everything left.
+		c := min(int(cut), len(in))
 		n1, _, err := e.Read(in[:c], nil)
 		checkFuzzStep(t, e, n1, c, err)
 		if err != nil {
@@ -108,7 +106,6 @@ func FuzzEngine(f *testing.F) {
 		}
 		n2, _, err := e.Read(in[n1:], nil)
 		checkFuzzStep(t, e, n2, len(in)-n1, err)
-		e.AppendOutput(nil)
 		if err != nil {
 			if _, _, err2 := e.Read(in, nil); err2 != err {
 				t.Fatalf("error not sticky: %v then %v", err, err2)

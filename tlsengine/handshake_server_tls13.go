@@ -503,16 +503,17 @@ func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) (
 // the signature is asynchronous.
 func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) (state, error) {
 	hs := e.hs
+	random := make([]byte, 32) // drawn first: a fixed Rand yields the random, then the key
+	if _, err := io.ReadFull(e.cfg.rand(), random); err != nil {
+		return nil, alertErr(AlertInternalError, ErrInternal)
+	}
 	share, secret, err := serverKeyShare(hs.group, clientShare, e.cfg.rand())
 	if err != nil {
 		return nil, err
 	}
 	sh := serverHelloMsg{
-		vers: 0x0303, random: make([]byte, 32), sessionID: ch.sessionID, cipherSuite: hs.suite.id,
+		vers: 0x0303, random: random, sessionID: ch.sessionID, cipherSuite: hs.suite.id,
 		supportedVersion: versionTLS13, serverShare: keyShare{group: uint16(hs.group), data: share},
-	}
-	if _, err := io.ReadFull(e.cfg.rand(), sh.random); err != nil {
-		return nil, alertErr(AlertInternalError, ErrInternal)
 	}
 	if pskIndex >= 0 {
 		sh.selectedIdentityPresent, sh.selectedIdentity = true, uint16(pskIndex)
