@@ -1,0 +1,313 @@
+package tlsengine
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// clientHello12 captures a crypto/tls ClientHello pinned to TLS 1.2.
+func clientHello12(t testing.TB) *clientHelloMsg {
+	t.Helper()
+	rec := clientHelloRecord(t, func(c *tls.Config) { c.MinVersion, c.MaxVersion = tls.VersionTLS12, tls.VersionTLS12 })
+	return parseClientHello(t, rec)
+}
+
+// chEdits12 are TLS 1.2 ClientHello mutations and the alert each must draw
+// (RFC 5246, Section 7.2; RFC 5746; RFC 7627; RFC 7507; RFC 8422).
+var chEdits12 = []struct {
+	name  string
+	edit  func(m *clientHelloMsg)
+	alert Alert
+	err   error
+}{
+	{"cbc-suites-only", func(m *clientHelloMsg) {
+		m.cipherSuites = []uint16{0xc009, 0xc00a, 0xc013, 0xc014, 0xc023, 0xc027} // ECDHE with AES-CBC
+	}, AlertHandshakeFailure, ErrHandshakeFailure},
+	{"rsa-key-exchange-only", func(m *clientHelloMsg) {
+		m.cipherSuites = []uint16{0x009c, 0x009d, 0x002f, 0x0035, 0x000a} // RSA key transport
+	}, AlertHandshakeFailure, ErrHandshakeFailure},
+	{"static-dh-and-dhe-only", func(m *clientHelloMsg) {
+		m.cipherSuites = []uint16{0x009e, 0x009f, 0x00a0, 0xc02d, 0xc031} // DHE, DH, ECDH
+	}, AlertHandshakeFailure, ErrHandshakeFailure},
+	{"no-extended-master-secret", func(m *clientHelloMsg) { m.extendedMasterSecret = false },
+		AlertHandshakeFailure, ErrNoExtendedMasterSecret},
+	{"renegotiation-info-not-empty", func(m *clientHelloMsg) {
+		m.secureRenegotiationSupported, m.secureRenegotiation = true, bytes.Repeat([]byte{1}, 12)
+	}, AlertHandshakeFailure, ErrHandshakeFailure},
+	{"fallback-scsv", func(m *clientHelloMsg) { m.cipherSuites = append(m.cipherSuites, scsvFallback) },
+		AlertInappropriateFallback, ErrProtocolVersion},
+	{"no-null-compression", func(m *clientHelloMsg) { m.compressionMethods = []uint8{1} },
+		AlertHandshakeFailure, ErrHandshakeFailure},
+	{"no-signature-algorithms", func(m *clientHelloMsg) { m.signatureAlgorithms = nil },
+		AlertHandshakeFailure, ErrHandshakeFailure},
+	{"only-sha1-signatures", func(m *clientHelloMsg) { m.signatureAlgorithms = []uint16{0x0201, 0x0203} },
+		AlertHandshakeFailure, ErrHandshakeFailure},
+	{"no-common-group", func(m *clientHelloMsg) { m.supportedGroups = []uint16{0x0019, 0x001e} }, // P-521, X448
+		AlertHandshakeFailure, ErrHandshakeFailure},
+	{"compressed-points-only", func(m *clientHelloMsg) { m.supportedPoints = []uint8{1, 2} },
+		AlertIllegalParameter, ErrIllegalParameter},
+	{"legacy-version-tls11", func(m *clientHelloMsg) { m.vers, m.supportedVersions = 0x0302, nil },
+		AlertProtocolVersion, ErrProtocolVersion},
+	{"supported-versions-tls11-only", func(m *clientHelloMsg) { m.supportedVersions = []uint16{0x0302} },
+		AlertProtocolVersion, ErrProtocolVersion},
+}
+
+func TestTLS12ClientHelloFailuresSendPrescribedAlert(t *testing.T) {
+	base := clientHello12(t)
+	if !base.extendedMasterSecret {
+		t.Fatal("captured ClientHello lacks extended_master_secret")
+	}
+	for _, tt := range chEdits12 {
+		m := *base
+		tt.edit(&m)
+		e := NewEngine(config12(loadPKI(t).p256, loadPKI(t).rsa))
+		err, out := feedAll(e, handshakeRecord(m.appendTo(nil)))
+		wantAlertErr(t, tt.name, err, tt.alert)
+		if !errors.Is(err, tt.err) {
+			t.Errorf("%s: err %v, want %v", tt.name, err, tt.err)
+		}
+		if !bytes.Equal(out, plainAlert(tt.alert)) {
+			t.Errorf("%s: output %x, want only the alert", tt.name, out)
+		}
+	}
+	// The unedited hello succeeds, with or without supported_versions (a
+	// pre-RFC 8446 client): each failure above is its edit's doing.
+	legacy := *base
+	legacy.supportedVersions = nil
+	for i, m := range []*clientHelloMsg{base, &legacy} {
+		e := NewEngine(config12(loadPKI(t).p256))
+		if err, out := feedAll(e, handshakeRecord(m.appendTo(nil))); err != nil || len(out) == 0 || e.ConnectionState().Version != VersionTLS12 {
+			t.Errorf("unedited #%d: %v", i, err)
+		}
+	}
+}
+
+// TestTLS12RSAOnlySuitesNeedAnRSACertificate: a client offering only
+// ECDHE_RSA suites to a server with only an ECDSA certificate fails.
+func TestTLS12RSAOnlySuitesNeedAnRSACertificate(t *testing.T) {
+	m := *clientHello12(t)
+	m.cipherSuites = []uint16{TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}
+	err, _ := feedAll(NewEngine(config12(loadPKI(t).p256)), handshakeRecord(m.appendTo(nil)))
+	wantAlertErr(t, "rsa-suites-ecdsa-cert", err, AlertHandshakeFailure)
+	err, _ = feedAll(NewEngine(config12(loadPKI(t).rsa)), handshakeRecord(m.appendTo(nil)))
+	if err != nil {
+		t.Errorf("rsa-suites-rsa-cert: %v", err)
+	}
+}
+
+// established12 returns an Engine past a TLS 1.2 handshake with keys for
+// suite in both directions, a peer that seals what the engine opens and a
+// peer that opens what the engine seals.
+func established12(t testing.TB, suite uint16) (e *Engine, toEngine, fromEngine *direction) {
+	s := cipherSuite12ByID(suite)
+	key := bytes.Repeat([]byte{0x42}, s.aead.keyLen)
+	iv := bytes.Repeat([]byte{0x07}, s.ivLen)
+	e = NewEngine(&Config{MinVersion: VersionTLS12})
+	e.hs, e.done, e.state.Version, e.state.CipherSuite = nil, true, VersionTLS12, suite
+	if err := e.in.setKeys12(s, key, iv); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.out.setKeys12(s, key, iv); err != nil {
+		t.Fatal(err)
+	}
+	toEngine, fromEngine = new(direction), new(direction)
+	*toEngine, *fromEngine = e.in, e.out
+	return e, toEngine, fromEngine
+}
+
+// peerRecord12 seals one TLS 1.2 record of type typ from the peer.
+func peerRecord12(t testing.TB, peer *direction, typ uint8, pt []byte) []byte {
+	b, err := peer.seal12(append(peer.appendHeader(nil), pt...), 0, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestTLS12RecordsCarryExplicitNonces checks the wire format of sealed
+// records: the header names the real content type, AES-GCM records carry
+// the sequence number as their 8-byte explicit nonce (RFC 5288, Section 3)
+// and ChaCha20-Poly1305 ones carry none (RFC 7905); the peer opens each.
+func TestTLS12RecordsCarryExplicitNonces(t *testing.T) {
+	for _, s := range cipherSuites12 {
+		e, _, peer := established12(t, s.id)
+		for seq := uint64(0); seq < 3; seq++ {
+			out, err := e.AppendRecords(nil, []byte("PONG"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 5 + 4 + 16
+			if s.explicitNonce() {
+				want += 8
+				if got := binary.BigEndian.Uint64(out[5:13]); got != seq {
+					t.Errorf("%x: explicit nonce %d, want %d", s.id, got, seq)
+				}
+			}
+			if len(out) != want || out[0] != recordTypeApplicationData || int(binary.BigEndian.Uint16(out[3:5])) != want-5 {
+				t.Errorf("%x: record %x", s.id, out)
+			}
+			pt, err := peer.open12(out)
+			if err != nil || string(pt) != "PONG" {
+				t.Errorf("%x: peer opened %q, %v", s.id, pt, err)
+			}
+		}
+		e.CloseNotify()
+		out := e.AppendOutput(nil)
+		if pt, err := peer.open12(out); err != nil || out[0] != recordTypeAlert || !bytes.Equal(pt, []byte{alertLevelWarning, 0}) {
+			t.Errorf("%x: close_notify %x (%v)", s.id, out, err)
+		}
+	}
+}
+
+func TestTLS12RecordFailures(t *testing.T) {
+	tests := []struct {
+		name  string
+		recs  func(p *direction) []byte
+		alert Alert
+	}{
+		{"tampered", func(p *direction) []byte {
+			r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
+			r[len(r)-1] ^= 1
+			return r
+		}, AlertBadRecordMAC},
+		{"replayed", func(p *direction) []byte {
+			r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
+			return append(r, r...)
+		}, AlertBadRecordMAC},
+		{"wrong-type-in-header", func(p *direction) []byte {
+			r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
+			r[0] = recordTypeAlert
+			return r
+		}, AlertBadRecordMAC},
+		{"too-short", func(p *direction) []byte { return []byte{23, 3, 3, 0, 3, 1, 2, 3} }, AlertBadRecordMAC},
+		{"plaintext-over-2^14", func(p *direction) []byte {
+			return peerRecord12(t, p, recordTypeApplicationData, make([]byte, maxPlaintext+1))
+		}, AlertRecordOverflow},
+		{"change-cipher-spec-after-handshake", func(p *direction) []byte {
+			return peerRecord12(t, p, recordTypeChangeCipherSpec, []byte{1})
+		}, AlertUnexpectedMessage},
+		{"empty-handshake-fragment", func(p *direction) []byte {
+			return peerRecord12(t, p, recordTypeHandshake, nil)
+		}, AlertUnexpectedMessage},
+		{"too-many-empty-records", func(p *direction) []byte {
+			var in []byte
+			for i := 0; i <= maxUselessRecords; i++ {
+				in = append(in, peerRecord12(t, p, recordTypeApplicationData, nil)...)
+			}
+			return in
+		}, AlertUnexpectedMessage},
+	}
+	for _, s := range []uint16{TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256} {
+		for _, tt := range tests {
+			e, to, from := established12(t, s)
+			_, _, err := e.Read(tt.recs(to), nil)
+			wantAlertErr(t, tt.name, err, tt.alert)
+			out := e.AppendOutput(nil)
+			if pt, err := from.open12(out); err != nil || out[0] != recordTypeAlert || !bytes.Equal(pt, []byte{alertLevelFatal, byte(tt.alert)}) {
+				t.Errorf("%s: alert record %x (%v)", tt.name, out, err)
+			}
+		}
+	}
+}
+
+// TestTLS12RenegotiationIsRefused: a ClientHello after the handshake gets
+// a fatal handshake_failure, sealed under the connection keys (RFC 5746,
+// Section 4.4 lets a server refuse; see handshake_server_tls12.go).
+func TestTLS12RenegotiationIsRefused(t *testing.T) {
+	ch := clientHello12(t)
+	e, to, from := established12(t, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)
+	in := peerRecord12(t, to, recordTypeApplicationData, []byte("PING"))
+	in = append(in, peerRecord12(t, to, recordTypeHandshake, ch.appendTo(nil))...)
+	_, p, err := e.Read(in, nil)
+	wantAlertErr(t, "renegotiation", err, AlertHandshakeFailure)
+	if !errors.Is(err, ErrRenegotiation) || string(p) != "PING" {
+		t.Errorf("err %v, data before it %q", err, p)
+	}
+	out := e.AppendOutput(nil)
+	if pt, err := from.open12(out); err != nil || !bytes.Equal(pt, []byte{alertLevelFatal, byte(AlertHandshakeFailure)}) {
+		t.Errorf("alert record %x (%v)", out, err)
+	}
+}
+
+func TestTLS12SequenceLimitAndNoKeyUpdate(t *testing.T) {
+	e, _, _ := established12(t, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256)
+	if err := e.KeyUpdate(true); err != ErrNoKeyUpdate {
+		t.Errorf("KeyUpdate: %v, want ErrNoKeyUpdate", err)
+	}
+	e.out.seq = keyUpdateAfterRecords
+	if _, err := e.AppendRecords(nil, []byte("x")); err != nil || e.kuQ {
+		t.Errorf("past the TLS 1.3 KeyUpdate point: %v, KeyUpdate queued %v", err, e.kuQ)
+	}
+	e.out.seq = maxSeq
+	if _, err := e.AppendRecords(nil, []byte("x")); !errors.Is(err, ErrSequenceLimit) {
+		t.Errorf("at the sequence limit: %v", err)
+	}
+	e2, to, _ := established12(t, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)
+	e2.in.seq = maxSeq
+	to.seq = maxSeq - 1
+	if _, _, err := e2.Read(peerRecord12(t, to, recordTypeApplicationData, []byte("x")), nil); !errors.Is(err, ErrSequenceLimit) {
+		t.Errorf("read at the sequence limit: %v", err)
+	}
+}
+
+// TestTLS12OutOfOrderHandshakeRecords puts the engine in a mid-handshake
+// state and sends what does not belong there.
+func TestTLS12OutOfOrderHandshakeRecords(t *testing.T) {
+	fin := (&finishedMsg{verifyData: make([]byte, 12)}).appendTo(nil)
+	tests := []struct {
+		name  string
+		st    state
+		in    []byte
+		alert Alert
+	}{
+		{"finished-before-change-cipher-spec", expectChangeCipherSpec12{}, handshakeRecord(fin), AlertUnexpectedMessage},
+		{"change-cipher-spec-before-key-exchange", expectClientKeyExchange12{}, []byte{20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
+		{"bad-change-cipher-spec", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 1, 2}, AlertDecodeError},
+		{"application-data-before-finished", expectFinished12{}, []byte{23, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
+		{"certificate-verify-without-certificate", expectClientKeyExchange12{}, handshakeRecord([]byte{15, 0, 0, 4, 4, 3, 0, 0}), AlertUnexpectedMessage},
+	}
+	for _, tt := range tests {
+		e := NewEngine(config12(loadPKI(t).p256))
+		e.state.Version = VersionTLS12
+		e.hs.state = tt.st
+		e.hs.v12 = &handshake12{suite: cipherSuites12[0], master: make([]byte, 48)}
+		err, out := feedAll(e, tt.in)
+		wantAlertErr(t, tt.name, err, tt.alert)
+		if !bytes.Equal(out, plainAlert(tt.alert)) {
+			t.Errorf("%s: output %x", tt.name, out)
+		}
+	}
+}
+
+// TestTLS12RecordsAllocateNothing: sealing and opening application data
+// allocate nothing in steady state, for every suite.
+func TestTLS12RecordsAllocateNothing(t *testing.T) {
+	for _, s := range cipherSuites12 {
+		e, to, _ := established12(t, s.id)
+		buf := make([]byte, 0, 2048)
+		pt := bytes.Repeat([]byte{'a'}, 1024)
+		if n := testing.AllocsPerRun(100, func() {
+			out, hdr := e.BeginRecord(buf[:0])
+			out = append(out, pt...)
+			if _, err := e.SealRecord(out, hdr); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%x: SealRecord %v allocs", s.id, n)
+		}
+		rec := peerRecord12(t, to, recordTypeApplicationData, pt)
+		in := make([]byte, len(rec))
+		if n := testing.AllocsPerRun(100, func() {
+			copy(in, rec)
+			e.in.seq = 0
+			if _, p, err := e.Read(in, nil); err != nil || len(p) != len(pt) {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%x: Read %v allocs", s.id, n)
+		}
+	}
+}
