@@ -111,7 +111,32 @@ type aclState struct {
 
 	// counters for INFO's acl_access_denied_*
 	deniedAuth, deniedCmd, deniedKey, deniedChannel atomic.Int64
+
+	// the rate limit of failed-AUTH log lines: the time of the last line
+	// (ms) and the failures not logged since
+	authLogAt, authLogSkipped atomic.Int64
 }
+
+// aclAuthLogEvery is the least interval between two log lines about
+// failed AUTH.
+const aclAuthLogEvery = 1000 // ms
+
+// authFailureLogAllowed reports whether a failed AUTH at now (ms) may be
+// logged, at most one line a second, and how many failures went unlogged
+// before it. Safe for use by every loop.
+func (a *aclState) authFailureLogAllowed(now int64) (bool, int64) {
+	last := a.authLogAt.Load()
+	if now-last < aclAuthLogEvery || !a.authLogAt.CompareAndSwap(last, now) {
+		a.authLogSkipped.Add(1)
+		return false, 0
+	}
+	return true, a.authLogSkipped.Swap(0)
+}
+
+// revoked reports whether u was deleted (ACL DELUSER, or absent from a
+// reloaded users file) since a client authenticated as it; Redis closes
+// such clients.
+func (u *aclUser) revoked() bool { return u != nil && u.perm.Load().removed }
 
 // newACLState returns the ACL state with only the default user: on,
 // nopass, ~* &* +@all, or with requirepass as its password when set.
@@ -166,22 +191,65 @@ func (a *aclState) user(name string) *aclUser {
 	return a.users[name]
 }
 
-// Command IDs: the position of each row in allCommands, assigned on first
-// use because allCommands is built by an init function.
+// aclCmdInfo is what the checks need of a command row: its bit in the
+// permission bitset (its position in allCommands) and the permissions its
+// keys need.
+type aclCmdInfo struct {
+	id      int
+	keyNeed []uint8 // by key ordinal, the last repeating; nil: by flags
+}
+
+// aclKeyNeeds are the commands whose keys need other permissions than
+// their flags say (write: %W, read-only: %R), from Redis 7.0's key specs:
+// read-modify-write needs both, metadata reads need neither (any pattern
+// that matches the key will do), COPY reads its source.
+var aclKeyNeeds = map[string][]uint8{
+	"incr": {aclRW}, "decr": {aclRW}, "incrby": {aclRW}, "decrby": {aclRW}, "incrbyfloat": {aclRW},
+	"getdel": {aclRW}, "getex": {aclRW}, "getset": {aclRW},
+	"rename": {aclRW, aclWrite}, "renamenx": {aclRW, aclWrite},
+	"copy":   {aclRead, aclWrite},
+	"exists": {0}, "strlen": {0}, "touch": {0}, "type": {0},
+}
+
+// The command info is built on first use because allCommands is built by
+// an init function.
 var (
-	aclIDsOnce sync.Once
-	aclIDs     map[*command]int
+	aclInfoOnce sync.Once
+	aclInfo     map[*command]aclCmdInfo
 )
 
-func aclCommandID(cmd *command) (int, bool) {
-	aclIDsOnce.Do(func() {
-		aclIDs = make(map[*command]int, len(allCommands))
+func aclCommandInfo(cmd *command) (aclCmdInfo, bool) {
+	aclInfoOnce.Do(func() {
+		aclInfo = make(map[*command]aclCmdInfo, len(allCommands))
 		for i, c := range allCommands {
-			aclIDs[c] = i
+			aclInfo[c] = aclCmdInfo{id: i, keyNeed: aclKeyNeeds[c.Name]}
 		}
 	})
-	id, ok := aclIDs[cmd]
-	return id, ok
+	ci, ok := aclInfo[cmd]
+	return ci, ok
+}
+
+func aclCommandID(cmd *command) (int, bool) {
+	ci, ok := aclCommandInfo(cmd)
+	return ci.id, ok
+}
+
+// keyNeed is the permission the k-th key (0-based) of cmd with args needs.
+func keyNeed(cmd *command, ci aclCmdInfo, args [][]byte, k int) uint8 {
+	if ci.keyNeed != nil {
+		return ci.keyNeed[min(k, len(ci.keyNeed)-1)]
+	}
+	if cmd.Name == "set" { // SET ... GET reads the old value
+		for _, a := range args[3:] {
+			if equalFoldLower(a, "get") {
+				return aclRW
+			}
+		}
+	}
+	if cmd.Flags&flagWrite != 0 {
+		return aclWrite
+	}
+	return aclRead
 }
 
 // aclCategoryHas reports whether cmd belongs to category cat (no '@').
@@ -254,26 +322,20 @@ func errNoCommandPerm(who, cmd string) string {
 // when allowed, "command" when the command is denied, or "key" and the
 // index in args of the first key no pattern allows.
 func (p *aclPerm) permits(cmd *command, args [][]byte) (reason string, keyPos int) {
+	ci, known := aclCommandInfo(cmd)
 	if cmd.Flags&flagNoAuth == 0 && (p.removed || !p.allowAll) {
 		// A row outside the table the bits were built on is a future
 		// command: allowed by +@all only, as in Redis.
-		if id, ok := aclCommandID(cmd); p.removed || ok && p.cmds[id/64]&(1<<(id%64)) == 0 || !ok && !p.futureCmds {
+		if p.removed || known && p.cmds[ci.id/64]&(1<<(ci.id%64)) == 0 || !known && !p.futureCmds {
 			return "command", 0
 		}
 	}
 	if p.allKeys || cmd.First <= 0 {
 		return "", 0
 	}
-	var need uint8
-	if cmd.Flags&flagWrite != 0 {
-		need |= aclWrite
-	}
-	if cmd.Flags&flagReadOnly != 0 || need == 0 {
-		need |= aclRead
-	}
 	first, last, step := keyRange(cmd, len(args))
-	for i := first; i <= last; i += step {
-		if !p.keyAllowed(args[i], need) {
+	for i, k := first, 0; i <= last; i, k = i+step, k+1 {
+		if !p.keyAllowed(args[i], keyNeed(cmd, ci, args, k)) {
 			return "key", i
 		}
 	}

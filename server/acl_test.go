@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -711,4 +712,88 @@ func TestACLConcurrentSetUserAndCheck(t *testing.T) {
 		a.setUser("u", []string{[]string{"-get", "+get", "resetkeys", "~*"}[i%4]})
 	}
 	wg.Wait()
+}
+
+// TestACLKeyPermissionsMatchRedis asks redis-server, for every key
+// position of every command in our table, whether a %R~ or a %W~ pattern
+// lets it through (ACL DRYRUN), and compares with our checks. The other
+// arguments are keys a ~o* pattern allows.
+func TestACLKeyPermissionsMatchRedis(t *testing.T) {
+	addr := startRefRedis(t)
+	ref := dialRaw(t, addr)
+	s, _ := newACLTestServer()
+	a := serverACL(s)
+	for _, u := range [][]string{{"r", "%R~k*"}, {"w", "%W~k*"}} {
+		rules := []string{"on", "nopass", "+@all", u[1], "~o*"}
+		ref.do(append([]string{"ACL", "SETUSER", u[0]}, rules...)...)
+		a.setUser(u[0], rules)
+	}
+	check := func(name string, args []string) {
+		t.Helper()
+		for _, u := range []string{"r", "w"} {
+			want := ref.do(append([]string{"ACL", "DRYRUN", u}, args...)...) == "+OK\r\n"
+			b := make([][]byte, len(args))
+			for i := range args {
+				b[i] = []byte(args[i])
+			}
+			reason, _ := a.user(u).perm.Load().permits(commandIndex[name], b)
+			if got := reason == ""; got != want {
+				t.Errorf("%v as %s: allowed = %v, redis says %v", args, u, got, want)
+			}
+		}
+	}
+	for _, cmd := range allCommands {
+		if cmd.First <= 0 {
+			continue
+		}
+		n := cmd.Arity
+		if n < 0 {
+			n = -n
+		}
+		if cmd.Last < 0 || cmd.Step > 1 {
+			n = max(n, cmd.First+2*max(cmd.Step, 1))
+		}
+		for pos := cmd.First; pos < n; pos++ {
+			args := []string{cmd.Name}
+			for i := 1; i < n; i++ {
+				if i == pos {
+					args = append(args, "k")
+				} else {
+					args = append(args, "o")
+				}
+			}
+			check(cmd.Name, args)
+		}
+	}
+	check("set", []string{"set", "k", "v", "GET"})
+	check("set", []string{"set", "k", "v", "NX", "get"})
+}
+
+func TestACLAuthFailureLogIsRateLimited(t *testing.T) {
+	a := newACLState("")
+	a.authLogAt.Store(-aclAuthLogEvery)
+	var logged []int64
+	for now := int64(0); now < 3000; now += 100 {
+		if ok, skipped := a.authFailureLogAllowed(now); ok {
+			logged = append(logged, now, skipped)
+		}
+	}
+	if want := []int64{0, 0, 1000, 9, 2000, 9}; !slices.Equal(logged, want) {
+		t.Errorf("logged (time, skipped) = %v, want %v", logged, want)
+	}
+}
+
+func TestACLRevokedAfterDelete(t *testing.T) {
+	a := newACLState("")
+	a.setUser("u", []string{"on"})
+	u := a.user("u")
+	if u.revoked() || (*aclUser)(nil).revoked() {
+		t.Fatal("revoked before delete")
+	}
+	a.mu.Lock()
+	a.removeLocked(u)
+	a.mu.Unlock()
+	if !u.revoked() {
+		t.Error("not revoked after delete")
+	}
 }
