@@ -22,6 +22,16 @@
 // milliseconds passed in by the caller; the store never reads the wall clock
 // (it only measures elapsed time to honour ActiveExpireCycle's budget).
 //
+// Memory. Every entry counts its key, its value's capacity and a fixed
+// overhead towards UsedMemory, which the store keeps in one atomic counter
+// so that the server can compare it with maxmemory before each command
+// without locking. Evict deletes keys as Redis's maxmemory-policy says
+// (noeviction, allkeys-lru, allkeys-random, volatile-lru, volatile-random,
+// volatile-ttl): each access stamps the entry with a 24-bit clock in
+// seconds under the shard lock, as Redis's LRU_CLOCK, and the LRU and TTL
+// policies sample maxmemory-samples keys per database into a 16-entry
+// eviction pool and evict its best candidate (see evict.go).
+//
 // SCAN cursors. Each shard's table is a power-of-two array of bucket chains
 // that grows and shrinks by rehashing at once (under the shard lock). Within a
 // table, the cursor walks bucket indexes in reverse-binary order, as Redis's

@@ -119,7 +119,7 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 		}
 		sd.del(td, old)
 	}
-	sd.add(td, hd, dst, e.val, e.expireAt)
+	sd.add(td, hd, dst, e.val, e.expireAt, now)
 	if del {
 		ss.del(ts, e)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"hash/maphash"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 )
 
@@ -29,6 +30,14 @@ type Store struct {
 	// owned by ActiveExpireCycle
 	expireNext atomic.Uint64  // next shard*databases+db table to sample
 	avgTTL     []atomic.Int64 // per database, Redis's running estimate
+
+	// used is the sum of every shard's used, kept by shard.account so that
+	// UsedMemory reads it without locking.
+	used atomic.Int64
+
+	// guarded by evictMu (see evict.go)
+	evictMu sync.Mutex
+	evict   evictState
 }
 
 // New returns an empty Store.
@@ -53,7 +62,9 @@ func New(opts Options) *Store {
 	for i := range s.shards {
 		s.shards[i].tables = make([]table, opts.Databases)
 		s.shards[i].rnd = uint64(i)*0x9E3779B97F4A7C15 | 1
+		s.shards[i].total = &s.used
 	}
+	s.evict.rnd = uint64(len(s.shards))*0x9E3779B97F4A7C15 | 1
 	return s
 }
 
@@ -113,6 +124,9 @@ func (sh *shard) lookup(t *table, h uint64, key []byte, now int64, read bool) *e
 		sh.expired++
 		e = nil
 	}
+	if e != nil {
+		e.lru = lruClock(now)
+	}
 	if read {
 		if e != nil {
 			sh.hits++
@@ -125,24 +139,31 @@ func (sh *shard) lookup(t *table, h uint64, key []byte, now int64, read bool) *e
 
 // del removes e. Caller holds sh.mu.
 func (sh *shard) del(t *table, e *entry) {
-	sh.used -= e.mem()
+	sh.account(-e.mem())
 	t.remove(e)
+}
+
+// account adds d bytes to the shard's and the store's used memory. Caller
+// holds sh.mu.
+func (sh *shard) account(d int64) {
+	sh.used += d
+	sh.total.Add(d)
 }
 
 // add creates key with a copy of val and TTL at (0 for none). Key and value
 // share one allocation; the value gets a little spare room for small
-// counters. Caller holds sh.mu.
-func (sh *shard) add(t *table, h uint64, key, val []byte, at int64) *entry {
+// counters. now sets its LRU clock. Caller holds sh.mu.
+func (sh *shard) add(t *table, h uint64, key, val []byte, at, now int64) *entry {
 	vc := len(val)
 	if vc < 8 {
 		vc = 8
 	}
 	buf := make([]byte, len(key)+vc)
 	copy(buf, key)
-	e := &entry{hash: h, key: buf[:len(key):len(key)], expireAt: at, ttlIdx: -1}
+	e := &entry{hash: h, key: buf[:len(key):len(key)], expireAt: at, ttlIdx: -1, lru: lruClock(now)}
 	e.val = append(buf[len(key):len(key)], val...)
 	t.insert(e)
-	sh.used += e.mem()
+	sh.account(e.mem())
 	return e
 }
 
@@ -156,7 +177,7 @@ func (sh *shard) setVal(e *entry, val []byte) {
 	}
 	before := e.mem()
 	e.val = append(make([]byte, 0, len(val)), val...)
-	sh.used += e.mem() - before
+	sh.account(e.mem() - before)
 }
 
 // DBStats describes one database, as INFO keyspace prints it.
@@ -171,7 +192,7 @@ type Stats struct {
 	UsedMemory     int64     // approximate bytes of keys, values and overhead
 	DBs            []DBStats // indexed by database
 	ExpiredKeys    int64     // keys deleted because their TTL passed
-	EvictedKeys    int64     // keys evicted for memory; always 0 (no maxmemory)
+	EvictedKeys    int64     // keys deleted by Evict to honour a memory limit
 	KeyspaceHits   int64     // reads that found their key
 	KeyspaceMisses int64     // reads that did not
 }
@@ -184,6 +205,7 @@ func (s *Store) Stats() Stats {
 		sh.mu.Lock()
 		st.UsedMemory += sh.used
 		st.ExpiredKeys += sh.expired
+		st.EvictedKeys += sh.evicted
 		st.KeyspaceHits += sh.hits
 		st.KeyspaceMisses += sh.misses
 		for db := range sh.tables {
@@ -240,10 +262,12 @@ func (s *Store) FlushAll() {
 // flush empties one table. Caller holds sh.mu.
 func (sh *shard) flush(db int) {
 	t := &sh.tables[db]
+	var freed int64
 	for _, e := range t.buckets {
 		for ; e != nil; e = e.next {
-			sh.used -= e.mem()
+			freed += e.mem()
 		}
 	}
+	sh.account(-freed)
 	*t = table{}
 }

@@ -90,7 +90,7 @@ func (sh *shard) set(t *table, h uint64, key, val []byte, now int64, o SetOption
 		return dst, found, NotSet
 	}
 	if e == nil {
-		sh.add(t, h, key, val, o.ExpireAt)
+		sh.add(t, h, key, val, o.ExpireAt, now)
 		return dst, found, OK
 	}
 	sh.setVal(e, val)
@@ -252,7 +252,7 @@ func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Statu
 	var tmp [20]byte
 	digits := strconv.AppendInt(tmp[:0], v, 10)
 	if e == nil {
-		sh.add(t, h, key, digits, 0)
+		sh.add(t, h, key, digits, 0, now)
 	} else {
 		sh.setVal(e, digits)
 	}
@@ -281,7 +281,7 @@ func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []by
 		return dst, st
 	}
 	if e == nil {
-		sh.add(t, h, key, text, 0)
+		sh.add(t, h, key, text, 0, now)
 	} else {
 		sh.setVal(e, text)
 	}
@@ -298,7 +298,7 @@ func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
 	t := sh.table(db)
 	e := sh.lookup(t, h, key, now, false)
 	if e == nil {
-		sh.add(t, h, key, val, 0)
+		sh.add(t, h, key, val, 0, now)
 		return len(val), OK
 	}
 	n := len(e.val) + len(val)
@@ -331,7 +331,7 @@ func (s *Store) SetRange(db int, key []byte, offset int64, val []byte, now int64
 	}
 	end := int(offset) + len(val)
 	if e == nil {
-		e = sh.add(t, h, key, nil, 0)
+		e = sh.add(t, h, key, nil, 0, now)
 	}
 	if end > len(e.val) {
 		sh.grow(e, end)
@@ -357,7 +357,7 @@ func (sh *shard) grow(e *entry, n int) {
 	v := make([]byte, n, nc)
 	copy(v, e.val)
 	e.val = v
-	sh.used += e.mem() - before
+	sh.account(e.mem() - before)
 }
 
 // ParseInt parses b as Redis's string2ll does: an optional '-', then

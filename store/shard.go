@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 )
 
 // entryOverhead approximates the bytes an entry costs beyond its key and
@@ -18,6 +19,7 @@ type entry struct {
 	val      []byte // len is the value; cap is reused by in-place writes
 	expireAt int64  // Unix ms; 0 means no TTL
 	ttlIdx   int32  // index in table.expires, -1 when expireAt == 0
+	lru      uint32 // lruClock of the last access, for eviction (evict.go)
 }
 
 // mem is the entry's share of UsedMemory.
@@ -40,8 +42,11 @@ type shard struct {
 	hits    int64  // keyspace_hits
 	misses  int64  // keyspace_misses
 	expired int64  // keys deleted because their TTL passed
+	evicted int64  // keys deleted by Evict
 	rnd     uint64 // xorshift state for sampling
-	_       [64]byte
+	// immutable after New
+	total *atomic.Int64 // the Store's used, which account keeps in step
+	_     [64]byte
 }
 
 // rand returns the next pseudo-random number of the shard. Caller holds mu.
