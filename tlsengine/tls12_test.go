@@ -2,13 +2,22 @@ package tlsengine
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ---- TLS 1.2 interop with crypto/tls -------------------------------------------
@@ -413,5 +422,132 @@ func TestTLS12CloseNotify(t *testing.T) {
 	}
 	if serr != nil && !errors.Is(serr, io.EOF) {
 		t.Errorf("server: %v", serr)
+	}
+}
+
+// ---- TLS 1.2 interop with openssl s_client -------------------------------------
+
+// runOpenSSL12 runs one `openssl s_client -tls1_2` against an Engine with
+// cfg driven in the test goroutine, like runOpenSSL does for TLS 1.3.
+func runOpenSSL12(t *testing.T, cfg *Config, sni string, args []string, script func(w io.Writer)) (*Engine, error, string) {
+	t.Helper()
+	bin, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("openssl not installed")
+	}
+	p := loadPKI(t)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.caCert.Raw}), 0o600)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	args = append([]string{"s_client", "-connect", ln.Addr().String(), "-tls1_2", "-CAfile", ca,
+		"-servername", sni, "-verify_return_error", "-no_ign_eof"}, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	stdin, stdinW := io.Pipe()
+	cmd.Stdin = stdin
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go script(stdinW)
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		ln.Close()
+		close(exited)
+	}()
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	conn, err := ln.Accept()
+	if err != nil {
+		stdinW.Close()
+		<-exited
+		return nil, err, stdout.String()
+	}
+	e := NewEngine(cfg)
+	d := &driver{t: t, e: e, conn: conn}
+	d.onData = func(d *driver, b []byte) {
+		d.echo(b)
+		time.AfterFunc(200*time.Millisecond, func() { stdinW.Close() })
+	}
+	serr := d.run()
+	stdinW.Close()
+	conn.Close()
+	<-exited
+	return e, serr, stdout.String()
+}
+
+// TestTLS12InteropOpenSSLClient covers every suite, a PKCS #1 v1.5 RSA
+// signature, P-384, a client certificate and ticket resumption against
+// openssl's TLS 1.2 client.
+func TestTLS12InteropOpenSSLClient(t *testing.T) {
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	dir := t.TempDir()
+	sess := filepath.Join(dir, "sess.pem")
+	certFile, keyFile := filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.client.Certificate[0]}), 0o600)
+	der, _ := x509.MarshalPKCS8PrivateKey(p.client.PrivateKey)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
+	tests := []struct {
+		name, sni string
+		args      []string
+		want      []string // in openssl's output
+		auth      ClientAuthMode
+	}{
+		{"ECDHE-ECDSA-AES128-GCM-SHA256", "example.com", nil, nil, 0},
+		{"ECDHE-ECDSA-AES256-GCM-SHA384", "example.com", nil, nil, 0},
+		{"ECDHE-ECDSA-CHACHA20-POLY1305", "example.com", nil, nil, 0},
+		{"ECDHE-RSA-AES128-GCM-SHA256", "rsa.test", nil, []string{"Peer signature type: RSA-PSS"}, 0},
+		{"ECDHE-RSA-AES256-GCM-SHA384", "rsa.test", []string{"-groups", "P-384"}, []string{"Server Temp Key: ECDH, secp384r1"}, 0},
+		{"ECDHE-RSA-CHACHA20-POLY1305", "rsa.test", []string{"-sigalgs", "RSA+SHA256"}, []string{"Peer signature type: RSA\n"}, 0},
+		{"ECDHE-ECDSA-AES128-GCM-SHA256", "example.com", []string{"-cert", certFile, "-key", keyFile}, nil, RequireClientCert},
+		{"ECDHE-ECDSA-AES256-GCM-SHA384", "example.com", []string{"-sess_out", sess}, []string{"New, TLSv1.2"}, 0},
+		{"ECDHE-ECDSA-AES256-GCM-SHA384", "example.com", []string{"-sess_in", sess}, []string{"Reused, TLSv1.2"}, 0},
+	}
+	for i, tt := range tests {
+		cfg := config12(p.p256, p.rsa)
+		cfg.TicketKeys, cfg.ClientAuth, cfg.ClientCAs = keys, tt.auth, p.pool
+		args := append([]string{"-cipher", tt.name}, tt.args...)
+		e, serr, out := runOpenSSL12(t, cfg, tt.sni, args, writeLines(fmt.Sprintf("PING-%d\n", i)))
+		if e == nil || serr != nil && !e.done {
+			t.Errorf("#%d %s: server %v\n%s", i, tt.name, serr, out)
+			continue
+		}
+		want := append([]string{"Verify return code: 0 (ok)", "Protocol  : TLSv1.2", "Extended master secret: yes", "Secure Renegotiation IS supported", "Cipher    : " + tt.name, fmt.Sprintf("PING-%d", i)}, tt.want...)
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("#%d %s: %q missing from openssl output:\n%s", i, tt.name, w, out)
+				break
+			}
+		}
+		st := e.ConnectionState()
+		if st.Version != VersionTLS12 || tls.CipherSuiteName(st.CipherSuite) == "" {
+			t.Errorf("#%d: state %+v", i, st)
+		}
+		if wantResume := slices.Contains(tt.args, "-sess_in"); st.DidResume != wantResume {
+			t.Errorf("#%d: DidResume %v", i, st.DidResume)
+		}
+		if tt.auth == RequireClientCert && st.VerifiedLeaf == nil {
+			t.Errorf("#%d: client certificate not verified", i)
+		}
+	}
+}
+
+// TestTLS12OpenSSLRenegotiationIsRefused: s_client's "R" command starts a
+// renegotiation; the engine ends the connection with handshake_failure.
+func TestTLS12OpenSSLRenegotiationIsRefused(t *testing.T) {
+	p := loadPKI(t)
+	e, serr, out := runOpenSSL12(t, config12(p.p256), "example.com", nil, writeLines("R\n", "PING\n"))
+	if e == nil || !e.done || !errors.Is(serr, ErrRenegotiation) {
+		t.Fatalf("server %v\n%s", serr, out)
+	}
+	if !strings.Contains(out, "RENEGOTIATING") || !strings.Contains(out, "handshake failure") {
+		t.Errorf("openssl output:\n%s", out)
 	}
 }
