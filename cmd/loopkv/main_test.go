@@ -45,7 +45,7 @@ func TestFlagsOverrideConfigFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, file, err := loadSettings([]string{path, "--port", "7001", "--loops", "3"})
+	cfg, file, err := loadSettings([]string{path, "--port", "7001", "--loops", "3", "--engine", "netpoll"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestFlagsOverrideConfigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if file != path || opts.Port != 7001 || opts.MaxClients != 50 || opts.RequirePass != "p w" ||
-		opts.Loops != 3 || opts.LogLevel != "warning" {
+		opts.Loops != 3 || opts.LogLevel != "warning" || opts.Engine != "netpoll" {
 		t.Errorf("got %+v from %q", opts, file)
 	}
 }
