@@ -10,8 +10,9 @@ import (
 )
 
 // The users file (--aclfile): one user per line, `user <name> <rules...>`,
-// as ACL SAVE writes and ACL LOAD reads; blank lines and lines starting
-// with '#' are skipped. Loading is all or nothing.
+// as ACL SAVE writes and ACL LOAD reads; blank lines are skipped and, as
+// in Redis 7.0, there are no comments. Loading is all or nothing. Redis 7.0's format and
+// error texts, checked against redis-server in acl_test.go.
 
 // aclFileMax bounds the users file read by ACL LOAD.
 const aclFileMax = 16 << 20
@@ -74,41 +75,52 @@ func (a *aclState) loadFile() error {
 	return nil
 }
 
-// parseACLFile parses the users file text, reporting every bad line as
-// Redis does: "path:line: reason. ".
+// parseACLFile parses the users file text, reporting every bad line in
+// Redis 7.0's words. As in Redis, words are separated by single spaces
+// (no quoting), and a bad rule is named only when it is an unknown command
+// or category, so that no password reaches the error.
 func parseACLFile(path, text string) (map[string]*aclPerm, error) {
 	perms := make(map[string]*aclPerm)
 	var errs strings.Builder
 	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
 			continue
 		}
-		at := path + ":" + strconv.Itoa(i+1) + ": "
-		args, ok := splitArgs(line)
+		at := path + ":" + strconv.Itoa(i+1)
+		args := strings.Split(line, " ")
 		switch {
-		case !ok:
-			errs.WriteString(at + "unbalanced quotes in acl line. ")
-			continue
 		case len(args) < 2 || args[0] != "user":
-			errs.WriteString(at + "should start with user keyword followed by the username. ")
+			errs.WriteString(at + " should start with user keyword followed by the username. ")
 			continue
 		case strings.ContainsAny(args[1], " \x00"):
-			errs.WriteString(at + "Usernames can't contain spaces or null characters. ")
+			errs.WriteString("'" + at + ": username '" + args[1] + "' contains invalid characters. ")
 			continue
 		case perms[args[1]] != nil:
-			errs.WriteString(at + "Duplicate user '" + args[1] + "' found. ")
+			errs.WriteString("WARNING: Duplicate user '" + args[1] + "' found on line " + strconv.Itoa(i+1) + ". ")
 			continue
 		}
-		p, j, err := newUserPerm().setRules(args[2:])
-		if err != nil {
-			errs.WriteString(at + err.Error() + " (in '" + args[2+j] + "'). ")
-			continue
+		p := newUserPerm()
+		bad := false
+		for _, r := range args[2:] {
+			r = strings.Trim(r, "\t\r\n")
+			err := p.apply(r)
+			switch {
+			case err == nil:
+			case err.Error() == aclErrUnknown:
+				errs.WriteString(at + ": Error in applying operation '" + r + "': " + aclErrUnknown + ". ")
+				bad = true
+			case !bad:
+				errs.WriteString(at + ": " + err.Error() + ". ")
+				bad = true
+			}
 		}
+		p.finish()
 		perms[args[1]] = p
 	}
 	if errs.Len() > 0 {
-		return nil, errors.New(strings.TrimSuffix(errs.String(), " "))
+		errs.WriteString("WARNING: ACL errors detected, no change to the previously active ACL rules was performed")
+		return nil, errors.New(errs.String())
 	}
 	return perms, nil
 }
@@ -138,83 +150,6 @@ func (a *aclState) saveFile() error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// splitArgs splits a line into words as Redis's sdssplitargs: spaces
-// separate, "..." with \n \r \t \xHH escapes and '...' with \' quote.
-func splitArgs(line string) ([]string, bool) {
-	var out []string
-	i := 0
-	for {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		if i == len(line) {
-			return out, true
-		}
-		var w strings.Builder
-		switch q := line[i]; q {
-		case '"', '\'':
-			i++
-			closed := false
-			for i < len(line) {
-				ch := line[i]
-				if ch == q {
-					closed = true
-					i++
-					break
-				}
-				if ch == '\\' && i+1 < len(line) {
-					i++
-					ch = unescape(line, &i, q)
-				}
-				w.WriteByte(ch)
-				i++
-			}
-			if !closed || (i < len(line) && line[i] != ' ' && line[i] != '\t') {
-				return nil, false
-			}
-		default:
-			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-				w.WriteByte(line[i])
-				i++
-			}
-		}
-		out = append(out, w.String())
-	}
-}
-
-// unescape decodes the escape whose letter is at line[*i]; for \xHH it
-// leaves *i on the last hex digit.
-func unescape(line string, i *int, q byte) byte {
-	ch := line[*i]
-	if q == '\'' {
-		if ch == '\'' {
-			return ch
-		}
-		*i--
-		return '\\'
-	}
-	switch ch {
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	case 'b':
-		return '\b'
-	case 'a':
-		return '\a'
-	case 'x':
-		if *i+2 < len(line) {
-			if v, err := strconv.ParseUint(line[*i+1:*i+3], 16, 8); err == nil {
-				*i += 2
-				return byte(v)
-			}
-		}
-	}
-	return ch
 }
 
 func errText(err error) string {
