@@ -52,6 +52,13 @@
 //
 // Every failure is a fatal *AlertError carrying the RFC 8446 Section 6 alert.
 // Early data is never accepted; undecryptable 0-RTT records are skipped up
-// to 64 KiB (RFC 8446, Section 4.2.10). TLS 1.2 will slot in at the version
+// to 64 KiB (RFC 8446, Section 4.2.10). TLS 1.2 (handshake_server_tls12.go,
+// off unless Config.MinVersion is VersionTLS12) branches off at the version
 // dispatch in readClientHello.
+//
+// Other calls: AppendRecords seals a byte slice into as many records as
+// needed; KeyUpdate(requestPeer) and CloseNotify queue control records
+// that the next AppendOutput or BeginRecord emits; ConnectionState reports
+// version, suite, group, SNI, ALPN, resumption and the verified client
+// leaf; Release zeroes the secrets.
 package tlsengine
