@@ -150,7 +150,6 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	o.Bind = strings.Fields(cfg["bind"] + " ")[0]
 	o.Port = num("port")
 	o.Loops = num("loops")
-	o.Engine = cfg["engine"]
 	o.MaxClients = num("maxclients")
 	o.RequirePass = cfg["requirepass"]
 	o.Timeout = num("timeout")
