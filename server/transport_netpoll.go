@@ -173,9 +173,11 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 	return err
 }
 
-// stop closes the listener, lets netpoll close idle connections and wait
-// for busy ones, then closes what is left and waits for the handler to
-// forget every connection.
+// stop closes the listener and lets netpoll close idle connections and
+// wait for busy ones until ctx ends; then it closes what is left (after
+// its running batch, or at once when ctx has ended: a peer that never
+// reads would otherwise hold a parked Flush forever) and waits for the
+// handler to forget every connection.
 func (t *netpollTransport) stop(ctx context.Context) error {
 	t.mu.Lock()
 	evl, started := t.evl, t.started
@@ -187,15 +189,15 @@ func (t *netpollTransport) stop(ctx context.Context) error {
 	defer t.stopTicker()
 	err := evl.Shutdown(ctx)
 	t.open.Range(func(k, _ any) bool {
-		k.(*netpollConn).Close()
+		if pc := k.(*netpollConn); err != nil {
+			_ = pc.c.Close()
+		} else {
+			pc.Close()
+		}
 		return true
 	})
-	for t.nopen.Load() > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
+	for wait := time.Second; t.nopen.Load() > 0 && wait > 0; wait -= 5 * time.Millisecond {
+		time.Sleep(5 * time.Millisecond)
 	}
 	return err
 }
@@ -292,7 +294,7 @@ func (pc *netpollConn) serve(read bool) {
 		pc.mu.Unlock()
 		return
 	}
-	closeNow := pc.closeReq.Load() // a killed connection runs nothing more
+	closeNow := pc.closeReq.Load() // a closing connection runs nothing more
 	for !closeNow {
 		pc.inBatch.Store(true)
 		closeNow = pc.batch(read)
@@ -420,12 +422,32 @@ func (pc *netpollConn) Write(b []byte) error {
 func (pc *netpollConn) OutboundBuffered() int { return 0 }
 
 // Close closes the connection once its running batch has flushed; safe
-// from any goroutine, including under a loop mutex.
+// from any goroutine, including under a loop mutex. A batch whose Flush
+// stays parked (the peer does not read) is not waited for: the connection
+// is closed under it, which wakes the Flush.
 func (pc *netpollConn) Close() {
 	if pc.closeReq.Swap(true) {
 		return
 	}
-	go pc.serve(false)
+	go pc.closeAfterBatch()
+}
+
+// closeAfterBatch waits for the running batch, if any, and closes.
+func (pc *netpollConn) closeAfterBatch() {
+	const parkedPolls = 10 // ~10 ms of a parked Flush
+	for n := 0; !pc.mu.TryLock(); time.Sleep(time.Millisecond) {
+		if pc.parked.Load() == 0 {
+			n = 0
+		} else if n++; n >= parkedPolls {
+			_ = pc.c.Close()
+			return
+		}
+	}
+	gone := pc.gone
+	pc.mu.Unlock()
+	if !gone { // after unlocking: Close runs onClosed synchronously
+		_ = pc.c.Close()
+	}
 }
 
 // Wake runs the handler again without new bytes; safe from any goroutine.

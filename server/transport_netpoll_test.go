@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// netpollOf returns the netpoll transport serving s.
+func netpollOf(t *testing.T, s *Server) *netpollTransport {
+	t.Helper()
+	s.trMu.Lock()
+	defer s.trMu.Unlock()
+	tr, ok := s.tr.(*netpollTransport)
+	if !ok {
+		t.Fatalf("transport is %T, want *netpollTransport", s.tr)
+	}
+	return tr
+}
+
+// parkedConns counts connections whose Flush waits on a full socket.
+func parkedConns(tr *netpollTransport) int {
+	n := 0
+	tr.open.Range(func(k, _ any) bool {
+		if k.(*netpollConn).parked.Load() > 0 {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// waitParked waits until one connection's Flush has stayed parked for
+// 200 ms: the socket buffers are full, and nothing reads them.
+func waitParked(t *testing.T, tr *netpollTransport) {
+	t.Helper()
+	stable := 0
+	waitFor(t, func() bool {
+		if parkedConns(tr) == 1 {
+			stable++
+		} else {
+			stable = 0
+		}
+		return stable >= 10
+	}, "a flooding client's Flush to stay parked")
+}
+
+// floodWithoutReading sends n ECHOs of size bytes on a new connection
+// that never reads its replies, and returns the connection.
+func floodWithoutReading(t *testing.T, addr string, n, size int) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	big := multibulk("ECHO", strings.Repeat("v", size))
+	go func() {
+		for i := 0; i < n; i++ {
+			if _, err := io.WriteString(c, big); err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func TestEngineOptionSelectsNetpoll(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll", Loops: 3})
+	tr := netpollOf(t, s)
+	if len(tr.loops) != 3 {
+		t.Errorf("%d loops, want 3 (--loops)", len(tr.loops))
+	}
+	if got := dialRaw(t, s.Addr()).do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING = %q", got)
+	}
+}
+
+func TestUnknownEngineIsAnError(t *testing.T) {
+	s := New(Options{Engine: "epoll", Port: freePort(t)})
+	err := s.Serve()
+	if err == nil || !strings.Contains(err.Error(), `unknown engine "epoll"`) {
+		t.Errorf("Serve = %v, want unknown engine", err)
+	}
+}
+
+// A Flush parked on a client that does not read holds no loop mutex: with
+// one loop, another client is still served.
+func TestNetpollParkedFlushDoesNotStallItsLoop(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll", Loops: 1})
+	tr := netpollOf(t, s)
+	floodWithoutReading(t, s.Addr(), 32, 1<<20) // 32 MiB of replies, under the 256 MiB limit
+	waitParked(t, tr)
+	other := dialRaw(t, s.Addr())
+	_ = other.c.SetDeadline(time.Now().Add(2 * time.Second))
+	for i := 0; i < 20; i++ {
+		if got := other.do("ECHO", fmt.Sprint(i)); got != fmt.Sprintf("$%d\r\n%d\r\n", len(fmt.Sprint(i)), i) {
+			t.Fatalf("#%d: %q", i, got)
+		}
+	}
+	if parkedConns(tr) != 1 {
+		t.Error("the flooding client is no longer parked; the test proved nothing")
+	}
+}
+
+// Replies past batchOutLimit continue after a Wake, in order.
+func TestNetpollPipelinePastBatchLimitContinuesAfterWake(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll"})
+	rc := dialRaw(t, s.Addr())
+	const n, size = 1200, 4 << 10 // 4.8 MiB of replies: several batches
+	val := strings.Repeat("w", size)
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(multibulk("ECHO", fmt.Sprintf("%06d%s", i, val)))
+	}
+	go func() { _, _ = io.WriteString(rc.c, b.String()) }()
+	for i := 0; i < n; i++ {
+		want := fmt.Sprintf("$%d\r\n%06d%s\r\n", size+6, i, val)
+		if got := rc.reply(); got != want {
+			t.Fatalf("#%d: got %.40q, want %.40q", i, got, want)
+		}
+	}
+}
+
+// CLIENT KILL reaches a client whose Flush is parked.
+func TestNetpollClientKillClosesParkedClient(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll"})
+	tr := netpollOf(t, s)
+	c := floodWithoutReading(t, s.Addr(), 32, 1<<20)
+	waitParked(t, tr)
+	admin := dialRaw(t, s.Addr())
+	addr := c.LocalAddr().String()
+	if got := admin.do("CLIENT", "KILL", addr); got != "+OK\r\n" {
+		t.Fatalf("CLIENT KILL %s = %q", addr, got)
+	}
+	waitFor(t, func() bool { return s.connected.Load() == 1 }, "the parked client to be forgotten")
+}
+
+// Stop gives a client that never reads until ctx ends, then closes it;
+// Serve still returns.
+func TestNetpollStopClosesParkedClientAtDeadline(t *testing.T) {
+	s, errc := startServer(t, Options{Engine: "netpoll"})
+	tr := netpollOf(t, s)
+	floodWithoutReading(t, s.Addr(), 32, 1<<20)
+	waitParked(t, tr)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := s.Stop(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Stop = %v, want deadline exceeded", err)
+	}
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if n := s.connected.Load(); n != 0 {
+		t.Errorf("%d clients still connected after Stop", n)
+	}
+}
