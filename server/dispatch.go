@@ -19,6 +19,7 @@ const (
 	flagNoScript
 	flagLoading
 	flagStale
+	flagDenyOOM // refused with -OOM when maxmemory is reached (maxmemory.go)
 )
 
 // command is one row of a command table. Arity > 0 is exact, < 0 a minimum

@@ -48,6 +48,16 @@ type Options struct {
 	Store *store.Store
 	// ConfigFile is the path CONFIG GET/INFO report; it is not read here.
 	ConfigFile string
+	// MaxMemory caps the keyspace's memory in bytes (maxmemory); 0, the
+	// default, means no cap. See maxmemory.go.
+	MaxMemory int64
+	// MaxMemoryPolicy is maxmemory-policy: noeviction (default),
+	// allkeys-lru, allkeys-random, volatile-lru, volatile-random or
+	// volatile-ttl.
+	MaxMemoryPolicy string
+	// MaxMemorySamples is maxmemory-samples, keys sampled per eviction,
+	// default 5.
+	MaxMemorySamples int
 }
 
 // Defaults of Options, Redis's where Redis has one.
@@ -109,6 +119,7 @@ type config struct {
 	protoMaxBulk   atomic.Int64
 	outBufLimit    atomic.Int64
 	outBufLimitRaw atomic.Pointer[string] // client-output-buffer-limit as set
+	mem            memConfig              // maxmemory and its policy
 
 	miscMu sync.Mutex
 	miscKV map[string]string // settings with no effect, as last set
@@ -144,6 +155,7 @@ func (c *config) load(o Options) {
 	c.outBufLimit.Store(o.ClientOutputBufferLimit)
 	raw := "normal " + strconv.FormatInt(o.ClientOutputBufferLimit, 10) + " 0 0 replica 268435456 67108864 60 pubsub 33554432 8388608 60"
 	c.outBufLimitRaw.Store(&raw)
+	c.mem.load(o)
 }
 
 // ParseMemory parses a size as redis.conf writes it: a number with an

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopkv/loopkv/store"
+)
+
+// Memory cap: maxmemory, maxmemory-policy and maxmemory-samples, as Redis
+// 7.0 has them. Before each command (processCommand in Redis), a server
+// with a limit evicts keys through the store until the keyspace's memory is
+// back under it; when it cannot (noeviction, or nothing the policy allows
+// is left), commands flagged denyoom are refused with errOOM while reads,
+// DEL and the other non-denyoom commands still run. The memory compared is
+// the store's UsedMemory: keys, values and entry overhead, not connection
+// buffers.
+
+// errOOM is Redis's shared.oomerr.
+const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+
+// Defaults of the memory settings, Redis's.
+const (
+	defaultMaxMemoryPolicy = "noeviction"
+	defaultEvictTenacity   = 10
+)
+
+// memConfig holds the memory settings, which CONFIG SET may change while
+// loops read them.
+type memConfig struct {
+	maxMemory atomic.Int64  // bytes; 0 means no limit
+	policy    atomic.Uint32 // a store.Policy
+	samples   atomic.Int64  // maxmemory-samples
+	tenacity  atomic.Int64  // maxmemory-eviction-tenacity, 0..100
+}
+
+func (m *memConfig) load(o Options) {
+	m.maxMemory.Store(max(o.MaxMemory, 0))
+	p, _ := store.ParsePolicy(o.MaxMemoryPolicy) // "" and unknown names: noeviction
+	m.policy.Store(uint32(p))
+	if o.MaxMemorySamples <= 0 {
+		o.MaxMemorySamples = store.DefaultSamples
+	}
+	m.samples.Store(int64(o.MaxMemorySamples))
+	m.tenacity.Store(defaultEvictTenacity)
+}
+
+// evictOptions are the store's eviction options for the current settings.
+func (m *memConfig) evictOptions() store.EvictOptions {
+	return store.EvictOptions{
+		MaxMemory: m.maxMemory.Load(),
+		Policy:    store.Policy(m.policy.Load()),
+		Samples:   int(m.samples.Load()),
+		Budget:    evictBudget(m.tenacity.Load()),
+	}
+}
+
+// evictBudget is how long one eviction may run for a tenacity, Redis's
+// evictionTimeLimitUs: 50 µs per step up to 10, then 15% more per step,
+// and no limit at 100.
+func evictBudget(tenacity int64) time.Duration {
+	switch {
+	case tenacity <= 0:
+		return time.Microsecond // Redis: 0 still evicts, a few keys per call
+	case tenacity <= 10:
+		return time.Duration(50*tenacity) * time.Microsecond
+	case tenacity < 100:
+		return time.Duration(500*math.Pow(1.15, float64(tenacity-10))) * time.Microsecond
+	}
+	return time.Duration(math.MaxInt64)
+}
+
+// checkMemory runs before cmd, as Redis's processCommand does when
+// maxmemory is set: it evicts keys until the keyspace fits, and returns
+// errOOM when it could not and cmd is denyoom, "" otherwise. now is Unix
+// ms, for the LRU clock. Without a limit, or under it, it costs two atomic
+// loads and does not allocate.
+func (s *Server) checkMemory(cmd *command, now int64) (errText string) {
+	limit := s.cfg.mem.maxMemory.Load()
+	if limit <= 0 || s.store.UsedMemory() <= limit {
+		return ""
+	}
+	if _, st := s.store.Evict(now, s.cfg.mem.evictOptions()); st == store.OutOfMemory && cmd.Flags&flagDenyOOM != 0 {
+		return errOOM
+	}
+	return ""
+}
+
+// The CONFIG GET/SET rows of the memory settings, listed in configParams.
+var (
+	maxMemoryParam = memParam("maxmemory", 0, func(s *Server) int64 { return s.cfg.mem.maxMemory.Load() },
+		func(s *Server, n int64) {
+			s.cfg.mem.maxMemory.Store(n)
+			// Redis starts evicting at once when the limit drops below use.
+			s.store.Evict(time.Now().UnixMilli(), s.cfg.mem.evictOptions())
+		})
+	maxMemoryPolicyParam = configParam{name: "maxmemory-policy",
+		get: func(s *Server) string { return store.Policy(s.cfg.mem.policy.Load()).String() },
+		set: setMaxMemoryPolicy}
+	maxMemorySamplesParam = boundedIntParam("maxmemory-samples", 1, math.MaxInt32,
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples })
+	maxMemoryTenacityParam = boundedIntParam("maxmemory-eviction-tenacity", 0, 100,
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.tenacity })
+)
+
+// setMaxMemoryPolicy is CONFIG SET maxmemory-policy. Redis's LFU policies
+// are refused with their own message: the store keeps no access counts.
+func setMaxMemoryPolicy(s *Server, v string) string {
+	p, ok := store.ParsePolicy(v)
+	if !ok {
+		if strings.EqualFold(v, "allkeys-lfu") || strings.EqualFold(v, "volatile-lfu") {
+			return "loopkv does not implement LFU eviction: use allkeys-lru or volatile-lru"
+		}
+		return "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"
+	}
+	s.cfg.mem.policy.Store(uint32(p))
+	return ""
+}
+
+// boundedIntParam is an integer setting in [lo, hi], with Redis's messages.
+func boundedIntParam(name string, lo, hi int64, v func(s *Server) *atomic.Int64) configParam {
+	return configParam{name: name,
+		get: func(s *Server) string { return strconv.FormatInt(v(s).Load(), 10) },
+		set: func(s *Server, val string) string {
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return "argument couldn't be parsed into an integer"
+			}
+			if n < lo || n > hi {
+				return "argument must be between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10) + " inclusive"
+			}
+			v(s).Store(n)
+			return ""
+		}}
+}
