@@ -60,7 +60,49 @@ func setClientUser(cl *client, u *aclUser) {
 	aclSide.users[cl] = u
 }
 
-func cmdACL(c *cmdCtx) { dispatchSub(c, "ACL", aclSubcommands) }
+func cmdACL(c *cmdCtx) {
+	if len(c.args) == 2 && equalFoldLower(c.args[1], "help") {
+		c.arrayLen(len(aclHelp))
+		for _, l := range aclHelp {
+			c.simple(l)
+		}
+		return
+	}
+	dispatchSub(c, "ACL", aclSubcommands)
+}
+
+// aclHelp is ACL HELP's text, as Redis 7.0 words it.
+var aclHelp = []string{
+	"ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CAT [<category>]",
+	"    List all commands that belong to <category>, or all command categories",
+	"    when no category is specified.",
+	"DELUSER <username> [<username> ...]",
+	"    Delete a list of users.",
+	"DRYRUN <username> <command> [<arg> ...]",
+	"    Returns whether the user can execute the given command without executing the command.",
+	"GETUSER <username>",
+	"    Get the user's details.",
+	"GENPASS [<bits>]",
+	"    Generate a secure 256-bit user password. The optional `bits` argument can",
+	"    be used to specify a different size.",
+	"LIST",
+	"    Show users details in config file format.",
+	"LOAD",
+	"    Reload users from the ACL file.",
+	"LOG [<count> | RESET]",
+	"    Show the ACL log entries.",
+	"SAVE",
+	"    Save the current config to the ACL file.",
+	"SETUSER <username> <attribute> [<attribute> ...]",
+	"    Create or modify a user with the specified attributes.",
+	"USERS",
+	"    List all the registered usernames.",
+	"WHOAMI",
+	"    Return the current connection username.",
+	"HELP",
+	"    Prints this help.",
+}
 
 // cmdACLSetUser is ACL SETUSER name [rule ...]: all rules or none apply.
 func cmdACLSetUser(c *cmdCtx) {
@@ -228,11 +270,12 @@ func cmdACLCat(c *cmdCtx) {
 			c.bulkString(n)
 		}
 	default:
-		c.errReply(errSubcommandSyntax("cat", "ACL"))
+		c.errReply(errSubcommandSyntax(clip(c.args[1]), "ACL"))
 	}
 }
 
-// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError text.
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError text; sub
+// is the subcommand as sent.
 func errSubcommandSyntax(sub, container string) string {
 	return "ERR unknown subcommand or wrong number of arguments for '" + sub + "'. Try " + container + " HELP."
 }
@@ -243,7 +286,7 @@ func cmdACLLog(c *cmdCtx) {
 	count := int64(10)
 	switch {
 	case len(c.args) > 3:
-		c.errReply(errSubcommandSyntax("log", "ACL"))
+		c.errReply(errSubcommandSyntax(clip(c.args[1]), "ACL"))
 		return
 	case len(c.args) == 3 && bytes.EqualFold(c.args[2], []byte("reset")):
 		a.mu.Lock()
@@ -315,7 +358,7 @@ func cmdACLDryRun(c *cmdCtx) {
 func cmdACLGenPass(c *cmdCtx) {
 	bits := int64(256)
 	if len(c.args) > 3 {
-		c.errReply(errSubcommandSyntax("genpass", "ACL"))
+		c.errReply(errSubcommandSyntax(clip(c.args[1]), "ACL"))
 		return
 	}
 	if len(c.args) == 3 {
