@@ -58,8 +58,8 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	return consumed, out, closeAfter || cl.quit
 }
 
-// call dispatches one command: lookup, arity, authentication, then the
-// handler, in Redis's order.
+// call dispatches one command: lookup, arity, authentication, the memory
+// limit, then the handler, in Redis's order.
 func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl := c.cl
 	cmd := lookupCommand(c.args[0], scratch)
@@ -73,6 +73,10 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	}
 	if !cl.authed && cmd.Flags&flagNoAuth == 0 && s.authRequired() {
 		c.errReply(errNoAuth)
+		return
+	}
+	if msg := s.checkMemory(cmd, c.now); msg != "" {
+		c.errReply(msg)
 		return
 	}
 	cl.ncmds++
