@@ -244,7 +244,7 @@ func flagNames(f cmdFlags) []string {
 	for _, fl := range []struct {
 		bit  cmdFlags
 		name string
-	}{{flagWrite, "write"}, {flagReadOnly, "readonly"}, {flagAdmin, "admin"}, {flagNoScript, "noscript"},
+	}{{flagWrite, "write"}, {flagReadOnly, "readonly"}, {flagDenyOOM, "denyoom"}, {flagAdmin, "admin"}, {flagNoScript, "noscript"},
 		{flagLoading, "loading"}, {flagStale, "stale"}, {flagFast, "fast"}, {flagNoAuth, "no_auth"}} {
 		if f&fl.bit != 0 {
 			out = append(out, fl.name)
@@ -458,8 +458,10 @@ var configParams = []configParam{
 			return "loopkv does not persist: appendonly must be no"
 		}},
 	settable("appendfsync", "everysec"),
-	settable("maxmemory", "0"),
-	settable("maxmemory-policy", "noeviction"),
+	maxMemoryParam,
+	maxMemoryPolicyParam,
+	maxMemorySamplesParam,
+	maxMemoryTenacityParam,
 	settable("tcp-keepalive", "300"),
 	settable("hz", "10"),
 	settable("dbfilename", "dump.rdb"),
