@@ -136,9 +136,10 @@ func (s *Server) infoMemory(b []byte) []byte {
 	b = infoInt(b, "used_memory_rss", total)
 	b = infoLine(b, "used_memory_rss_human", bytesToHuman(total))
 	b = infoInt(b, "go_heap_objects", heap)
-	b = infoInt(b, "maxmemory", 0)
-	b = infoLine(b, "maxmemory_human", "0B")
-	b = infoLine(b, "maxmemory_policy", "noeviction")
+	maxMem := s.cfg.mem.maxMemory.Load()
+	b = infoInt(b, "maxmemory", maxMem)
+	b = infoLine(b, "maxmemory_human", bytesToHuman(maxMem))
+	b = infoLine(b, "maxmemory_policy", s.cfg.mem.policyName())
 	return infoLine(b, "mem_allocator", "go")
 }
 

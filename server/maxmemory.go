@@ -48,6 +48,9 @@ func (m *memConfig) load(o Options) {
 	m.tenacity.Store(defaultEvictTenacity)
 }
 
+// policyName is maxmemory-policy as CONFIG GET and INFO print it.
+func (m *memConfig) policyName() string { return store.Policy(m.policy.Load()).String() }
+
 // evictOptions are the store's eviction options for the current settings.
 func (m *memConfig) evictOptions() store.EvictOptions {
 	return store.EvictOptions{
@@ -98,7 +101,7 @@ var (
 			s.store.Evict(time.Now().UnixMilli(), s.cfg.mem.evictOptions())
 		})
 	maxMemoryPolicyParam = configParam{name: "maxmemory-policy",
-		get: func(s *Server) string { return store.Policy(s.cfg.mem.policy.Load()).String() },
+		get: func(s *Server) string { return s.cfg.mem.policyName() },
 		set: setMaxMemoryPolicy}
 	maxMemorySamplesParam = boundedIntParam("maxmemory-samples", 1, math.MaxInt32,
 		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples })
