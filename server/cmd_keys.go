@@ -321,7 +321,7 @@ var keyCommands = []command{
 	{Name: "persist", Arity: 2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "generic", Since: "2.2.0", Summary: "Removes the expiration time of a key.", Fn: cmdPersist},
 	{Name: "rename", Arity: 3, Flags: flagWrite, First: 1, Last: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key and overwrites the destination.", Fn: cmdRename},
 	{Name: "renamenx", Arity: 3, Flags: flagWrite | flagFast, First: 1, Last: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Renames a key only when the target key name doesn't exist.", Fn: cmdRenameNX},
-	{Name: "copy", Arity: -3, Flags: flagWrite, First: 1, Last: 2, Step: 1, Group: "generic", Since: "6.2.0", Summary: "Copies the value of a key to a new key.", Fn: cmdCopy},
+	{Name: "copy", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: 2, Step: 1, Group: "generic", Since: "6.2.0", Summary: "Copies the value of a key to a new key.", Fn: cmdCopy},
 	{Name: "keys", Arity: 2, Flags: flagReadOnly, Group: "generic", Since: "1.0.0", Summary: "Returns all key names that match a pattern.", Fn: cmdKeys},
 	{Name: "scan", Arity: -2, Flags: flagReadOnly, Group: "generic", Since: "2.8.0", Summary: "Iterates over the key names in the database.", Fn: cmdScan},
 	{Name: "randomkey", Arity: 1, Flags: flagReadOnly, Group: "generic", Since: "1.0.0", Summary: "Returns a random key name from the database.", Fn: cmdRandomKey},
