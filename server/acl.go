@@ -441,8 +441,8 @@ func aclClientInfo(c *cmdCtx) string {
 	if c.cl.conn != nil {
 		return strings.TrimSuffix(string(appendClientLine(nil, c.cl.conn, c.now)), "\n")
 	}
-	return "id=" + itoa(int64(c.cl.id)) + " addr= laddr= fd=-1 name=" + c.cl.name +
-		" db=" + itoa(int64(c.cl.db)) + " resp=" + itoa(int64(c.cl.proto))
+	return "id=" + aclItoa(int64(c.cl.id)) + " addr= laddr= fd=-1 name=" + c.cl.name +
+		" db=" + aclItoa(int64(c.cl.db)) + " resp=" + aclItoa(int64(c.cl.proto))
 }
 
 // --- rules ---
@@ -923,7 +923,7 @@ func globClass(pat string, p int, ch byte) (int, bool) {
 	return p, match != not
 }
 
-func itoa(n int64) string {
+func aclItoa(n int64) string {
 	var b [20]byte
 	i := len(b)
 	neg := n < 0

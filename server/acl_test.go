@@ -162,28 +162,38 @@ var aclDiffCases = []string{
 }
 
 func TestACLMatchesRedis(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) { testACLMatchesRedis(t, proto) })
+	}
+}
+
+func testACLMatchesRedis(t *testing.T, proto int) {
 	addr := startRefRedis(t)
 	ref := dialRaw(t, addr)
 	s, cl := newACLTestServer()
+	if proto == 3 {
+		ref.do("HELLO", "3")
+		cl.proto = 3
+	}
 	for i, line := range aclDiffCases {
 		sorted := strings.HasPrefix(line, "S ")
 		args := strings.Fields(strings.TrimPrefix(line, "S "))
 		want := ref.do(args...)
 		got := aclDo(s, cl, args...)
 		if sorted {
-			want, got = sortedLines(want), sortedLines(got)
+			want, got = aclSortedLines(want), aclSortedLines(got)
 		}
-		want, got = sortCommandTokens(want), sortCommandTokens(got)
+		want, got = aclSortCommandTokens(want), aclSortCommandTokens(got)
 		if got != want {
 			t.Errorf("#%d %s:\n got %q\nwant %q", i, line, got, want)
 		}
 	}
 }
 
-// sortCommandTokens sorts the single-command rules ("+get -del") that end
+// aclSortCommandTokens sorts the single-command rules ("+get -del") that end
 // a command description: Redis emits them in its hash table's order,
 // which changes with each start.
-func sortCommandTokens(s string) string {
+func aclSortCommandTokens(s string) string {
 	lines := strings.Split(s, "\r\n")
 	for i, l := range lines {
 		if !strings.Contains(l, "@all") {
@@ -194,14 +204,14 @@ func sortCommandTokens(s string) string {
 		for k > 0 && (w[k-1][0] == '+' || w[k-1][0] == '-') && !strings.Contains(w[k-1], "@") {
 			k--
 		}
-		slicesSort(w[k:])
+		slices.Sort(w[k:])
 		lines[i] = strings.Join(w, " ")
 	}
 	return strings.Join(lines, "\r\n")
 }
 
-// sortedLines sorts the lines of a raw reply after its header.
-func sortedLines(s string) string {
+// aclSortedLines sorts the lines of a raw reply after its header.
+func aclSortedLines(s string) string {
 	lines := strings.Split(s, "\r\n")
 	if len(lines) < 2 {
 		return s
@@ -211,17 +221,10 @@ func sortedLines(s string) string {
 	for i := 0; i+1 < len(body); i += 2 {
 		pairs = append(pairs, body[i]+"\r\n"+body[i+1])
 	}
-	slicesSort(pairs)
+	slices.Sort(pairs)
 	return lines[0] + "\r\n" + strings.Join(pairs, "\r\n")
 }
 
-func slicesSort(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
 
 // aclGlobDiffCases are (pattern, key) pairs whose match Redis decides
 // through ACL DRYRUN with a user whose only key pattern is pattern.
@@ -264,7 +267,7 @@ func TestACLLogMatchesRedis(t *testing.T) {
 		args := strings.Fields(line)
 		want, got := ref.do(args...), aclDo(s, cl, args...)
 		if args[0] == "ACL" {
-			want, got = logFields(want), logFields(got)
+			want, got = aclLogFields(want), aclLogFields(got)
 		}
 		if got != want {
 			t.Errorf("%s:\n got %q\nwant %q", line, got, want)
@@ -278,9 +281,9 @@ func TestACLLogMatchesRedis(t *testing.T) {
 	}
 }
 
-// logFields drops the values of age-seconds and client-info from a raw
+// aclLogFields drops the values of age-seconds and client-info from a raw
 // ACL LOG reply.
-func logFields(raw string) string {
+func aclLogFields(raw string) string {
 	lines := strings.Split(raw, "\r\n")
 	var out []string
 	for i := 0; i < len(lines); i++ {
@@ -292,7 +295,7 @@ func logFields(raw string) string {
 	return strings.Join(out, "\r\n")
 }
 
-func sha(p string) string { s := sha256.Sum256([]byte(p)); return hex.EncodeToString(s[:]) }
+func aclSHA(p string) string { s := sha256.Sum256([]byte(p)); return hex.EncodeToString(s[:]) }
 
 // aclRuleTests apply rules to a new user and check the description (ACL
 // LIST after "user name ") or the error.
@@ -301,15 +304,15 @@ var aclRuleTests = []struct {
 	want  string // description, or the error text
 }{
 	{"", "off resetchannels -@all"},
-	{"on >p", "on #" + sha("p") + " resetchannels -@all"},
-	{"on >p >p >q <p", "on #" + sha("q") + " resetchannels -@all"},
+	{"on >p", "on #" + aclSHA("p") + " resetchannels -@all"},
+	{"on >p >p >q <p", "on #" + aclSHA("q") + " resetchannels -@all"},
 	{"on >p nopass", "on nopass resetchannels -@all"},
-	{"nopass >p", "off #" + sha("p") + " resetchannels -@all"},
+	{"nopass >p", "off #" + aclSHA("p") + " resetchannels -@all"},
 	{"on >p resetpass", "on resetchannels -@all"},
-	{"#" + sha("x") + " !" + sha("x"), "off resetchannels -@all"},
+	{"#" + aclSHA("x") + " !" + aclSHA("x"), "off resetchannels -@all"},
 	{"<p", aclErrNoPass},
 	{"#abc", aclErrBadHash},
-	{"#" + strings.ToUpper(sha("x")), aclErrBadHash},
+	{"#" + strings.ToUpper(aclSHA("x")), aclErrBadHash},
 	{"~a ~b ~a", "off ~a ~b resetchannels -@all"},
 	{"%R~a %W~a", "off ~a resetchannels -@all"},
 	{"%R~a %W~b", "off %R~a %W~b resetchannels -@all"},
@@ -356,10 +359,10 @@ func TestACLRulesDescribeOrFail(t *testing.T) {
 }
 
 const (
-	noKey = "NOPERM this user has no permissions to access one of the keys used as arguments"
+	aclNoKey = "NOPERM this user has no permissions to access one of the keys used as arguments"
 )
 
-func noCmd(name string) string {
+func aclNoCmd(name string) string {
 	return "NOPERM this user has no permissions to run the '" + name + "' command"
 }
 
@@ -369,33 +372,33 @@ var aclCheckTests = []struct {
 	rules, cmd, want string
 }{
 	{"on nopass ~a* +@all", "DEL a1 a2 a3", ""},
-	{"on nopass ~a* +@all", "DEL a1 b a3", noKey},
-	{"on nopass ~a* +@all", "DEL b", noKey},
+	{"on nopass ~a* +@all", "DEL a1 b a3", aclNoKey},
+	{"on nopass ~a* +@all", "DEL b", aclNoKey},
 	{"on nopass ~a* +@all", "MSET a1 v a2 v", ""},
 	{"on nopass ~a* +@all", "MSET a1 b a2 c", ""}, // values are not keys
-	{"on nopass ~a* +@all", "MSET a1 v b v", noKey},
-	{"on nopass ~a* +@all", "MGET a1 a2 zz", noKey},
+	{"on nopass ~a* +@all", "MSET a1 v b v", aclNoKey},
+	{"on nopass ~a* +@all", "MGET a1 a2 zz", aclNoKey},
 	{"on nopass ~a* ~b* +@all", "MGET a1 b2", ""},
 	{"on nopass ~a* +@all", "PING", ""},
-	{"on nopass ~* -@all +get", "SET k v", noCmd("set")},
+	{"on nopass ~* -@all +get", "SET k v", aclNoCmd("set")},
 	{"on nopass ~* -@all +get", "GET k", ""},
-	{"on nopass ~* +@all -get", "GET k", noCmd("get")},
-	{"on nopass ~* +@all -@write", "SET k v", noCmd("set")},
+	{"on nopass ~* +@all -get", "GET k", aclNoCmd("get")},
+	{"on nopass ~* +@all -@write", "SET k v", aclNoCmd("set")},
 	{"on nopass ~* +@all -@write", "GET k", ""},
 	{"on nopass ~* -@all +@read", "MGET a b", ""},
-	{"on nopass ~* -@all +@read", "DEL a", noCmd("del")},
+	{"on nopass ~* -@all +@read", "DEL a", aclNoCmd("del")},
 	{"on nopass -@all", "AUTH x y", ""}, // allowed before authentication
 	{"on nopass -@all", "HELLO", ""},
-	{"on nopass -@all", "CONFIG GET maxmemory", noCmd("config|get")},
-	{"on nopass -@all", "CONFIG NOSUCH", noCmd("config")},
-	{"on nopass -@all", "CLIENT ID", noCmd("client|id")},
+	{"on nopass -@all", "CONFIG GET maxmemory", aclNoCmd("config|get")},
+	{"on nopass -@all", "CONFIG NOSUCH", aclNoCmd("config")},
+	{"on nopass -@all", "CLIENT ID", aclNoCmd("client|id")},
 	{"on nopass %R~r* +@all", "GET r1", ""},
-	{"on nopass %R~r* +@all", "SET r1 v", noKey},
+	{"on nopass %R~r* +@all", "SET r1 v", aclNoKey},
 	{"on nopass %W~w* +@all", "SET w1 v", ""},
-	{"on nopass %W~w* +@all", "GET w1", noKey},
+	{"on nopass %W~w* +@all", "GET w1", aclNoKey},
 	{"on nopass ~\\** +@all", "GET *x", ""},
-	{"on nopass ~\\** +@all", "GET ax", noKey},
-	{"on nopass +@all", "GET a", noKey}, // no key patterns at all
+	{"on nopass ~\\** +@all", "GET ax", aclNoKey},
+	{"on nopass +@all", "GET a", aclNoKey}, // no key patterns at all
 	{"on nopass +@all", "PING", ""},
 	{"off nopass ~* +@all", "GET a", ""}, // off stops AUTH, not clients already in
 }
@@ -542,7 +545,7 @@ func TestACLLogIsBoundedAndGroups(t *testing.T) {
 	get := lookupCommand([]byte("get"), nil)
 	for i := 0; i < 300; i++ {
 		c := &cmdCtx{srv: s, cl: cl, args: [][]byte{[]byte("get"), []byte("k" + strconv.Itoa(i))}, now: int64(i)}
-		if a.check(u, get, c) != noKey {
+		if a.check(u, get, c) != aclNoKey {
 			t.Fatal("not denied")
 		}
 	}
@@ -579,7 +582,7 @@ func TestACLLogIsBoundedAndGroups(t *testing.T) {
 func TestACLFileLoadSaveRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "users.acl")
-	text := "\nuser alice on >p1 ~a* +@all -del\nuser bob off #" + sha("p") + " %R~r* +get\n"
+	text := "\nuser alice on >p1 ~a* +@all -del\nuser bob off #" + aclSHA("p") + " %R~r* +get\n"
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -590,8 +593,8 @@ func TestACLFileLoadSaveRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "*3\r\n" +
-		"$" + strconv.Itoa(len("user alice on #"+sha("p1")+" ~a* resetchannels +@all -del")) + "\r\nuser alice on #" + sha("p1") + " ~a* resetchannels +@all -del\r\n" +
-		"$" + strconv.Itoa(len("user bob off #"+sha("p")+" %R~r* resetchannels -@all +get")) + "\r\nuser bob off #" + sha("p") + " %R~r* resetchannels -@all +get\r\n" +
+		"$" + strconv.Itoa(len("user alice on #"+aclSHA("p1")+" ~a* resetchannels +@all -del")) + "\r\nuser alice on #" + aclSHA("p1") + " ~a* resetchannels +@all -del\r\n" +
+		"$" + strconv.Itoa(len("user bob off #"+aclSHA("p")+" %R~r* resetchannels -@all +get")) + "\r\nuser bob off #" + aclSHA("p") + " %R~r* resetchannels -@all +get\r\n" +
 		"$34\r\nuser default on nopass ~* &* +@all\r\n"
 	if got := aclDo(s, cl, "ACL", "LIST"); got != want {
 		t.Fatalf("after load: %q, want %q", got, want)
@@ -637,7 +640,7 @@ func TestACLDeletedUserLosesPermissions(t *testing.T) {
 	}
 	other := &client{proto: 2}
 	aclDo(s, other, "ACL", "DELUSER", "alice")
-	if got := aclDo(s, cl, "GET", "a"); got != "-"+noCmd("get")+"\r\n" {
+	if got := aclDo(s, cl, "GET", "a"); got != "-"+aclNoCmd("get")+"\r\n" {
 		t.Errorf("GET as deleted user = %q", got)
 	}
 	if got := aclDo(s, cl, "AUTH", "default", "x"); got != "+OK\r\n" {
