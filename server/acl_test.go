@@ -225,7 +225,6 @@ func aclSortedLines(s string) string {
 	return lines[0] + "\r\n" + strings.Join(pairs, "\r\n")
 }
 
-
 // aclGlobDiffCases are (pattern, key) pairs whose match Redis decides
 // through ACL DRYRUN with a user whose only key pattern is pattern.
 var aclGlobDiffCases = [][2]string{
