@@ -231,13 +231,15 @@ func (t *netpollTransport) ticker() {
 // checkParked closes connections whose Flush is parked on a full socket
 // while their backlog (the parked output plus the input netpoll kept
 // reading) exceeds the output buffer limit: gnet would have seen that
-// backlog as queued output. ticker goroutine only.
+// backlog as queued output. The limits are the handler's settings, read
+// here because netpoll, unlike gnet, has no pause-read to bound its input
+// (netpoll#422). ticker goroutine only.
 func (t *netpollTransport) checkParked() {
 	h, ok := t.h.(*handler)
 	if !ok {
 		return
 	}
-	limit := h.s.cfg.outBufLimit.Load()
+	limit := min(h.s.cfg.outBufLimit.Load(), h.s.cfg.queryBufLimit.Load())
 	t.open.Range(func(k, _ any) bool {
 		pc := k.(*netpollConn)
 		parked := pc.parked.Load()
