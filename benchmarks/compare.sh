@@ -10,6 +10,8 @@
 # Knobs (environment): REPS=3 DURATION=5s STORM_DURATION=9s CONNS=50
 # PIPELINES="1 10 20" MIX=get=8,set=2 RATE=20000 CHURN_WORKERS=4
 # CONN_STEPS=0,1000,5000,10000 SCENARIOS="tput latency conns churn storm"
+# ENGINES="gnet" (loopkv's --engine; "gnet netpoll" runs one loopkv per engine,
+# labelled loopkv-<engine>, pinned to the same SERVER_CPU and run in turn)
 # SERVER_CPU=0 CLIENT_CPU=1 TLS_GROUPS=x25519 (empty: Go's default offer)
 # OUT=benchmarks/results QUICK=1 (a smoke run).
 set -euo pipefail
@@ -33,6 +35,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 TLS_GROUPS=${TLS_GROUPS-x25519}
 OUT=${OUT:-benchmarks/results}
+ENGINES=${ENGINES:-gnet}
 GO=${GO:-go}
 
 log() { echo "compare: $*" >&2; }
@@ -80,11 +83,24 @@ if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
 fi
 $BENCH certs -dir "$WORK" >/dev/null
 CA="$WORK/ca.pem" CERT="$WORK/server.pem" KEY="$WORK/server-key.pem"
-mapfile -t ports < <($BENCH ports 4)
-REDIS_PORT=${ports[0]} REDIS_TLS_PORT=${ports[1]} LOOPKV_PORT=${ports[2]} LOOPKV_TLS_PORT=${ports[3]}
+read -ra ENGINE_LIST <<<"$ENGINES"
+mapfile -t ports < <($BENCH ports $((2 + 2 * ${#ENGINE_LIST[@]})))
+REDIS_PORT=${ports[0]} REDIS_TLS_PORT=${ports[1]}
+# Per loopkv target (one per engine): port, TLS port, PID, OK, TLS OK, why not OK.
+declare -A LK_ENGINE LK_PORT LK_TLS_PORT LK_PID LK_OK LK_TLS LK_WHY
+LOOPKV_TARGETS=()
+for i in "${!ENGINE_LIST[@]}"; do
+	t=loopkv
+	[[ $ENGINES == gnet ]] || t=loopkv-${ENGINE_LIST[$i]}
+	LOOPKV_TARGETS+=("$t")
+	LK_ENGINE[$t]=${ENGINE_LIST[$i]} LK_PORT[$t]=${ports[$((2 + 2 * i))]} LK_TLS_PORT[$t]=${ports[$((3 + 2 * i))]}
+	LK_PID[$t]=0 LK_OK[$t]=$LOOPKV_OK LK_TLS[$t]=1 LK_WHY[$t]=${LOOPKV_WHY:-}
+done
+# The first loopkv, then redis (the report's ratio column), then the other engines.
+TARGETS=("${LOOPKV_TARGETS[0]}" redis "${LOOPKV_TARGETS[@]:1}")
 
 # --- servers -----------------------------------------------------------------
-REDIS_PID=0 LOOPKV_PID=0 REDIS_TLS=1 LOOPKV_TLS=1 REDIS_OK=1
+REDIS_PID=0 REDIS_TLS=1 REDIS_OK=1
 redis-server --version >/dev/null
 "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
 	--maxclients 11000 --dir "$WORK" --tls-port "$REDIS_TLS_PORT" --tls-cert-file "$CERT" \
@@ -97,28 +113,35 @@ if ! $BENCH probe -addr "127.0.0.1:$REDIS_PORT" -wait 10s; then
 fi
 $BENCH probe -addr "127.0.0.1:$REDIS_TLS_PORT" -tls -tls-ca "$CA" -wait 5s || REDIS_TLS=0
 
-if [[ $LOOPKV_OK == 1 ]]; then
+# start_loopkv TARGET: one loopkv with the target's engine and ports.
+start_loopkv() {
+	local t=$1 help tlsargs
 	help=$(bin/loopkv --help 2>&1 || true)
-	tlsargs=(--tls-port "$LOOPKV_TLS_PORT")
+	tlsargs=(--tls-port "${LK_TLS_PORT[$t]}")
 	if grep -q -- 'tls-cert-file' <<<"$help"; then
 		tlsargs+=(--tls-cert-file "$CERT" --tls-key-file "$KEY")
 	elif grep -q -- 'dev-tls-dir' <<<"$help"; then
 		# The development TLS directory takes existing files as they are.
-		mkdir -p "$WORK/loopkv-tls"
-		cp "$CA" "$WORK/loopkv-tls/ca.crt"; cp "$CERT" "$WORK/loopkv-tls/server.crt"
-		cp "$KEY" "$WORK/loopkv-tls/server.key"
-		tlsargs+=(--dev-tls-dir "$WORK/loopkv-tls")
+		mkdir -p "$WORK/$t-tls"
+		cp "$CA" "$WORK/$t-tls/ca.crt"; cp "$CERT" "$WORK/$t-tls/server.crt"
+		cp "$KEY" "$WORK/$t-tls/server.key"
+		tlsargs+=(--dev-tls-dir "$WORK/$t-tls")
 	fi
-	"${PIN_SERVER[@]}" bin/loopkv --bind 127.0.0.1 --port "$LOOPKV_PORT" --maxclients 11000 "${tlsargs[@]}" \
-		>"$WORK/loopkv.log" 2>&1 &
-	LOOPKV_PID=$!
-	PIDS+=("$LOOPKV_PID")
-	if ! $BENCH probe -addr "127.0.0.1:$LOOPKV_PORT" -wait 10s; then
-		LOOPKV_OK=0 LOOPKV_WHY="loopkv did not answer on its port"
-		log "warning: $LOOPKV_WHY:"; tail -5 "$WORK/loopkv.log" >&2
+	"${PIN_SERVER[@]}" bin/loopkv --bind 127.0.0.1 --port "${LK_PORT[$t]}" --maxclients 11000 \
+		--engine "${LK_ENGINE[$t]}" "${tlsargs[@]}" >"$WORK/$t.log" 2>&1 &
+	LK_PID[$t]=$!
+	PIDS+=("${LK_PID[$t]}")
+	if ! $BENCH probe -addr "127.0.0.1:${LK_PORT[$t]}" -wait 10s; then
+		LK_OK[$t]=0 LK_WHY[$t]="$t did not answer on its port"
+		log "warning: ${LK_WHY[$t]}:"; tail -5 "$WORK/$t.log" >&2
 	fi
-	$BENCH probe -addr "127.0.0.1:$LOOPKV_TLS_PORT" -tls -tls-ca "$CA" -wait 3s 2>/dev/null || {
-		LOOPKV_TLS=0; log "loopkv's TLS port does not answer: TLS rows marked unavailable"; }
+	$BENCH probe -addr "127.0.0.1:${LK_TLS_PORT[$t]}" -tls -tls-ca "$CA" -wait 3s 2>/dev/null || {
+		LK_TLS[$t]=0; log "$t's TLS port does not answer: TLS rows marked unavailable"; }
+}
+if [[ $LOOPKV_OK == 1 ]]; then
+	for t in "${LOOPKV_TARGETS[@]}"; do
+		start_loopkv "$t"
+	done
 fi
 
 # --- scenarios -----------------------------------------------------------------
@@ -131,8 +154,9 @@ run() {
 	local target=$1 rep=$2 scenario=$3 tls=$4 mode=$5
 	shift 5
 	local port tport pid ok tok why
-	if [[ $target == loopkv ]]; then
-		port=$LOOPKV_PORT tport=$LOOPKV_TLS_PORT pid=$LOOPKV_PID ok=$LOOPKV_OK tok=$LOOPKV_TLS why=${LOOPKV_WHY:-}
+	if [[ $target != redis ]]; then
+		port=${LK_PORT[$target]} tport=${LK_TLS_PORT[$target]} pid=${LK_PID[$target]} ok=${LK_OK[$target]}
+		tok=${LK_TLS[$target]} why=${LK_WHY[$target]}
 	else
 		port=$REDIS_PORT tport=$REDIS_TLS_PORT pid=$REDIS_PID ok=$REDIS_OK tok=$REDIS_TLS why="redis-server did not start"
 	fi
@@ -156,7 +180,7 @@ run() {
 # both REP SCENARIO TLS MODE ARGS...: the scenario against each server in turn.
 both() {
 	local t
-	for t in loopkv redis; do
+	for t in "${TARGETS[@]}"; do
 		run "$t" "$@"
 	done
 }
