@@ -249,18 +249,19 @@ func TestParseCertificatePEM(t *testing.T) {
 	}
 }
 
+var badShareTests = []struct {
+	g     CurveID
+	share []byte
+}{
+	{X25519, make([]byte, 31)},
+	{CurveP256, make([]byte, 65)}, // not on the curve
+	{CurveP384, []byte{4}},
+	{X25519MLKEM768, make([]byte, 1184)},
+	{CurveID(0x0019), make([]byte, 133)},
+}
+
 func TestServerKeyShareRejectsBadShares(t *testing.T) {
-	tests := []struct {
-		g     CurveID
-		share []byte
-	}{
-		{X25519, make([]byte, 31)},
-		{CurveP256, make([]byte, 65)}, // not on the curve
-		{CurveP384, []byte{4}},
-		{X25519MLKEM768, make([]byte, 1184)},
-		{CurveID(0x0019), make([]byte, 133)},
-	}
-	for i, tt := range tests {
+	for i, tt := range badShareTests {
 		if _, _, err := serverKeyShare(tt.g, tt.share, rand.Reader); err == nil {
 			t.Errorf("#%d: %v share of %d bytes accepted", i, tt.g, len(tt.share))
 		}

@@ -414,13 +414,14 @@ func TestInteropMatrixSuitesGroupsCertificates(t *testing.T) {
 	}
 }
 
+var sniTests = []struct{ sni, want string }{
+	{"example.com", "example.com"}, {"EXAMPLE.com", "example.com"}, {"a.wild.test", "example.com"},
+	{"ed.test", "ed.test"}, {"unknown.test", "example.com"}, {"", "example.com"},
+}
+
 func TestInteropSNISelectsCertificate(t *testing.T) {
 	p := loadPKI(t)
-	tests := []struct{ sni, want string }{
-		{"example.com", "example.com"}, {"EXAMPLE.com", "example.com"}, {"a.wild.test", "example.com"},
-		{"ed.test", "ed.test"}, {"unknown.test", "example.com"}, {"", "example.com"},
-	}
-	for i, tt := range tests {
+	for i, tt := range sniTests {
 		cfg := &Config{Certificates: []*Certificate{p.p256, p.p384, p.ed}}
 		cc := clientConfig(p)
 		cc.ServerName, cc.InsecureSkipVerify = tt.sni, true
@@ -454,19 +455,20 @@ func TestInteropHelloRetryRequest(t *testing.T) {
 	}
 }
 
+var alpnTests = []struct {
+	server, client []string
+	want           string
+	fail           bool
+}{
+	{[]string{"redis", "h2"}, []string{"h2", "redis"}, "redis", false},
+	{[]string{"redis"}, nil, "", false},
+	{nil, []string{"h2"}, "", false},
+	{[]string{"redis"}, []string{"h2"}, "", true},
+}
+
 func TestInteropALPN(t *testing.T) {
 	p := loadPKI(t)
-	tests := []struct {
-		server, client []string
-		want           string
-		fail           bool
-	}{
-		{[]string{"redis", "h2"}, []string{"h2", "redis"}, "redis", false},
-		{[]string{"redis"}, nil, "", false},
-		{nil, []string{"h2"}, "", false},
-		{[]string{"redis"}, []string{"h2"}, "", true},
-	}
-	for i, tt := range tests {
+	for i, tt := range alpnTests {
 		cfg := &Config{Certificates: []*Certificate{p.p256}, NextProtos: tt.server}
 		cc := clientConfig(p)
 		cc.NextProtos = tt.client

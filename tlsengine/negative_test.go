@@ -188,62 +188,64 @@ func peerRecord(t testing.TB, peer *direction, typ uint8, pt []byte) []byte {
 	return b
 }
 
+// postHandshakeFailures are peer records after the handshake and their alerts.
+var postHandshakeFailures = []struct {
+	name  string
+	recs  func(t testing.TB, peer *direction) []byte
+	alert Alert
+}{
+	{"too-many-empty-records", func(t testing.TB, p *direction) []byte {
+		var in []byte
+		for i := 0; i <= maxUselessRecords; i++ {
+			in = append(in, peerRecord(t, p, recordTypeApplicationData, nil)...)
+		}
+		return in
+	}, AlertUnexpectedMessage},
+	{"too-many-warning-alerts", func(t testing.TB, p *direction) []byte {
+		var in []byte
+		for i := 0; i <= maxUselessRecords; i++ {
+			in = append(in, peerRecord(t, p, recordTypeAlert, []byte{alertLevelWarning, byte(AlertUserCanceled)})...)
+		}
+		return in
+	}, AlertUnexpectedMessage},
+	{"two-alerts-in-one-record", func(t testing.TB, p *direction) []byte {
+		return peerRecord(t, p, recordTypeAlert, []byte{1, 90, 1, 90})
+	}, AlertDecodeError},
+	{"bad-record-mac", func(t testing.TB, p *direction) []byte {
+		r := peerRecord(t, p, recordTypeApplicationData, []byte("hi"))
+		r[len(r)-1] ^= 1
+		return r
+	}, AlertBadRecordMAC},
+	{"plaintext-overflow", func(t testing.TB, p *direction) []byte {
+		return peerRecord(t, p, recordTypeApplicationData, make([]byte, maxPlaintext+1))
+	}, AlertRecordOverflow},
+	{"client-hello-after-handshake", func(t testing.TB, p *direction) []byte {
+		return peerRecord(t, p, recordTypeHandshake, []byte{typeClientHello, 0, 0, 0})
+	}, AlertUnexpectedMessage},
+	{"keyupdate-bad-value", func(t testing.TB, p *direction) []byte {
+		return peerRecord(t, p, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 1, 2})
+	}, AlertIllegalParameter},
+	{"keyupdate-bad-length", func(t testing.TB, p *direction) []byte {
+		return peerRecord(t, p, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 2, 0, 0})
+	}, AlertDecodeError},
+	{"ccs-after-handshake", func(t testing.TB, p *direction) []byte { return []byte{20, 3, 3, 0, 1, 1} }, AlertUnexpectedMessage},
+	{"plaintext-handshake", func(t testing.TB, p *direction) []byte { return handshakeRecord([]byte{typeKeyUpdate, 0, 0, 1, 0}) }, AlertUnexpectedMessage},
+	{"no-content-type", func(t testing.TB, p *direction) []byte {
+		b := append([]byte{23, 3, 3, 0, 0}, make([]byte, 4)...)
+		b = b[:5]
+		b = append(b, 0, 0, 0)
+		b[3], b[4] = 0, byte(3+aeadTagLen)
+		p.makeNonce()
+		b = p.aead.Seal(b[:5], p.nonce[:], b[5:8], b[:5])
+		p.seq++
+		return b
+	}, AlertUnexpectedMessage},
+}
+
 func TestPostHandshakeFailures(t *testing.T) {
-	tests := []struct {
-		name  string
-		recs  func(peer *direction) []byte
-		alert Alert
-	}{
-		{"too-many-empty-records", func(p *direction) []byte {
-			var in []byte
-			for i := 0; i <= maxUselessRecords; i++ {
-				in = append(in, peerRecord(t, p, recordTypeApplicationData, nil)...)
-			}
-			return in
-		}, AlertUnexpectedMessage},
-		{"too-many-warning-alerts", func(p *direction) []byte {
-			var in []byte
-			for i := 0; i <= maxUselessRecords; i++ {
-				in = append(in, peerRecord(t, p, recordTypeAlert, []byte{alertLevelWarning, byte(AlertUserCanceled)})...)
-			}
-			return in
-		}, AlertUnexpectedMessage},
-		{"two-alerts-in-one-record", func(p *direction) []byte {
-			return peerRecord(t, p, recordTypeAlert, []byte{1, 90, 1, 90})
-		}, AlertDecodeError},
-		{"bad-record-mac", func(p *direction) []byte {
-			r := peerRecord(t, p, recordTypeApplicationData, []byte("hi"))
-			r[len(r)-1] ^= 1
-			return r
-		}, AlertBadRecordMAC},
-		{"plaintext-overflow", func(p *direction) []byte {
-			return peerRecord(t, p, recordTypeApplicationData, make([]byte, maxPlaintext+1))
-		}, AlertRecordOverflow},
-		{"client-hello-after-handshake", func(p *direction) []byte {
-			return peerRecord(t, p, recordTypeHandshake, []byte{typeClientHello, 0, 0, 0})
-		}, AlertUnexpectedMessage},
-		{"keyupdate-bad-value", func(p *direction) []byte {
-			return peerRecord(t, p, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 1, 2})
-		}, AlertIllegalParameter},
-		{"keyupdate-bad-length", func(p *direction) []byte {
-			return peerRecord(t, p, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 2, 0, 0})
-		}, AlertDecodeError},
-		{"ccs-after-handshake", func(p *direction) []byte { return []byte{20, 3, 3, 0, 1, 1} }, AlertUnexpectedMessage},
-		{"plaintext-handshake", func(p *direction) []byte { return handshakeRecord([]byte{typeKeyUpdate, 0, 0, 1, 0}) }, AlertUnexpectedMessage},
-		{"no-content-type", func(p *direction) []byte {
-			b := append([]byte{23, 3, 3, 0, 0}, make([]byte, 4)...)
-			b = b[:5]
-			b = append(b, 0, 0, 0)
-			b[3], b[4] = 0, byte(3+aeadTagLen)
-			p.makeNonce()
-			b = p.aead.Seal(b[:5], p.nonce[:], b[5:8], b[:5])
-			p.seq++
-			return b
-		}, AlertUnexpectedMessage},
-	}
-	for _, tt := range tests {
+	for _, tt := range postHandshakeFailures {
 		e, peer := establishedWithPeer(t)
-		_, _, err := e.Read(tt.recs(peer), nil)
+		_, _, err := e.Read(tt.recs(t, peer), nil)
 		wantAlertErr(t, tt.name, err, tt.alert)
 		out := e.AppendOutput(nil)
 		if len(out) != 5+2+1+aeadTagLen || out[0] != recordTypeApplicationData {
