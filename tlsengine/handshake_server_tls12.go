@@ -18,23 +18,27 @@ import (
 // extended master secret required (RFC 7627), session tickets (RFC 5077)
 // sealed with the TicketKeys of TLS 1.3, ALPN, SNI, client certificates.
 //
-//	state (1.2)                  on                        next
-//	ClientHello                  ClientHello, full         WaitSign | ClientCertificate | ClientKeyExchange
-//	ClientHello                  ClientHello, ticket       ChangeCipherSpec (our CCS+Finished sent)
-//	WaitSign                     SignDone                  ClientCertificate | ClientKeyExchange
-//	ClientCertificate            Certificate               WaitVerify | ClientKeyExchange
-//	WaitVerify                   VerifyDone                ClientKeyExchange
-//	ClientKeyExchange            ClientKeyExchange         ClientCertificateVerify | ChangeCipherSpec
-//	ClientCertificateVerify      CertificateVerify         ChangeCipherSpec
-//	ChangeCipherSpec             change_cipher_spec        ClientFinished
-//	ClientFinished               Finished                  Done ([NewSessionTicket], CCS, Finished sent)
-//	Done                         data, alerts              Done
+//	state                      on                        next
+//	expectClientHello          ClientHello, full         awaitSign | expectCertificate12 | expectClientKeyExchange12
+//	expectClientHello          ClientHello, ticket       expectChangeCipherSpec12 (NewSessionTicket, CCS, Finished sent)
+//	awaitSign                  SignDone                  expectCertificate12 | expectClientKeyExchange12
+//	expectCertificate12        Certificate               awaitVerify | expectClientKeyExchange12
+//	awaitVerify                VerifyDone                expectClientKeyExchange12
+//	expectClientKeyExchange12  ClientKeyExchange         expectCertificateVerify12 | expectChangeCipherSpec12
+//	expectCertificateVerify12  CertificateVerify         expectChangeCipherSpec12
+//	expectChangeCipherSpec12   change_cipher_spec        expectFinished12 (read key installed)
+//	expectFinished12           Finished (verified)       established ([NewSessionTicket], CCS, Finished sent)
+//	established                data, alerts              established
 //
 // Renegotiation is never performed (RFC 5746): renegotiation_info is
 // answered empty, and a ClientHello after the handshake ends the connection
 // with a fatal handshake_failure. (no_renegotiation is a warning only, and a
 // client that asked to renegotiate would otherwise wait for an answer that
 // never comes; the fatal alert tells it at once.)
+//
+// Records (record_tls12.go) have no KeyUpdate: a direction fails with
+// ErrSequenceLimit before its sequence number would wrap (RFC 5246,
+// Section 6.1), and Engine.KeyUpdate returns ErrNoKeyUpdate.
 
 // Protocol versions for Config.MinVersion and Config.MaxVersion.
 const (
@@ -416,6 +420,9 @@ func (e *Engine) readClientCertificateVerify12(msg []byte) (state, error) {
 // and not inside a fragmented handshake message.
 func (e *Engine) readChangeCipherSpec12(body []byte) error {
 	hs := e.hs
+	if hs == nil {
+		return errUnexpectedMessage
+	}
 	if _, ok := hs.state.(expectChangeCipherSpec12); !ok || len(hs.buf) > 0 {
 		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
 	}
@@ -663,7 +670,11 @@ func selectCertificate12(cfg *Config, ch *clientHelloMsg) (*Certificate, Signatu
 			continue
 		}
 		score := c.matchesName(ch.serverName) * 4
-		if c.chainSchemeOK(ch.signatureAlgorithmsCert) || ch.signatureAlgorithmsCert == nil && c.chainSchemeOK(ch.signatureAlgorithms) {
+		chainAlgs := ch.signatureAlgorithmsCert
+		if chainAlgs == nil {
+			chainAlgs = ch.signatureAlgorithms
+		}
+		if c.chainSchemeOK(chainAlgs) {
 			score += 2
 		}
 		if i == 0 {
