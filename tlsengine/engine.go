@@ -630,6 +630,10 @@ func (e *Engine) readPostHandshake(pt []byte) error {
 		if err := e.readKeyUpdate(&m); err != nil {
 			return err
 		}
+		if len(pt) > 0 {
+			// RFC 8446, Section 5.1: nothing may follow a key change in its record.
+			return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+		}
 	}
 	return nil
 }

@@ -211,6 +211,9 @@ var postHandshakeFailures = []struct {
 	{"two-alerts-in-one-record", func(t testing.TB, p *direction) []byte {
 		return peerRecord(t, p, recordTypeAlert, []byte{1, 90, 1, 90})
 	}, AlertDecodeError},
+	{"data-after-keyupdate-in-record", func(t testing.TB, p *direction) []byte {
+		return peerRecord(t, p, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 1, 0, typeKeyUpdate, 0, 0, 1, 0})
+	}, AlertUnexpectedMessage},
 	{"bad-record-mac", func(t testing.TB, p *direction) []byte {
 		r := peerRecord(t, p, recordTypeApplicationData, []byte("hi"))
 		r[len(r)-1] ^= 1
