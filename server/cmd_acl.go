@@ -6,59 +6,21 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // ACL and its subcommands: SETUSER, GETUSER, DELUSER, LIST, USERS, WHOAMI,
 // CAT, LOG, DRYRUN, LOAD, SAVE, GENPASS, HELP. Rules and checks are in
 // acl.go, the users file in acl_file.go.
 
-// Wiring. Until the core keeps the ACL state in a Server field and the
-// client's user in a client field, these three accessors keep them in side
-// tables. Once the fields exist their bodies become `return s.acl`,
-// `return cl.user` and `cl.user = u`.
-var aclSide struct {
-	sync.Mutex
-	servers map[*Server]*aclState
-	users   map[*client]*aclUser
-}
-
 // serverACL returns s's ACL state.
 func serverACL(s *Server) *aclState {
-	aclSide.Lock()
-	defer aclSide.Unlock()
-	if aclSide.servers == nil {
-		aclSide.servers = make(map[*Server]*aclState)
-	}
-	a := aclSide.servers[s]
-	if a == nil {
-		pass := ""
-		if p := s.cfg.requirePass.Load(); p != nil {
-			pass = *p
-		}
-		a = newACLState(pass)
-		aclSide.servers[s] = a
-	}
-	return a
+	s.lazy()
+	return s.acl
 }
 
 // clientUser returns the user cl is authenticated as; nil is the default
 // user.
-func clientUser(cl *client) *aclUser {
-	aclSide.Lock()
-	defer aclSide.Unlock()
-	return aclSide.users[cl]
-}
-
-// setClientUser records that cl is authenticated as u.
-func setClientUser(cl *client, u *aclUser) {
-	aclSide.Lock()
-	defer aclSide.Unlock()
-	if aclSide.users == nil {
-		aclSide.users = make(map[*client]*aclUser)
-	}
-	aclSide.users[cl] = u
-}
+func clientUser(cl *client) *aclUser { return cl.user }
 
 func cmdACL(c *cmdCtx) {
 	if len(c.args) == 2 && equalFoldLower(c.args[1], "help") {

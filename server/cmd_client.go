@@ -199,7 +199,13 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	} else {
 		b = append(b, "NULL"...)
 	}
-	b = append(b, " user=default redir=-1 resp="...)
+	b = append(b, " user="...)
+	if p := sh.user.Load(); p != nil {
+		b = append(b, *p...)
+	} else {
+		b = append(b, "default"...)
+	}
+	b = append(b, " redir=-1 resp="...)
 	b = strconv.AppendInt(b, int64(sh.proto.Load()), 10)
 	b = append(b, " lib-name="...)
 	if p := sh.libName.Load(); p != nil {

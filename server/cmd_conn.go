@@ -1,6 +1,10 @@
 package server
 
-import "bytes"
+import (
+	"bytes"
+
+	"go.uber.org/zap"
+)
 
 // Connection family: PING, ECHO, QUIT, RESET, HELLO, AUTH, SELECT, CLIENT.
 
@@ -30,6 +34,7 @@ func cmdReset(c *cmdCtx) {
 	setDB(cl, 0)
 	setProto(cl, 2)
 	setName(cl, "")
+	setUser(cl, nil)
 	cl.authed = !c.srv.authRequired()
 	c.simple("RESET")
 }
@@ -69,12 +74,9 @@ func cmdHello(c *cmdCtx) {
 			return
 		}
 	}
-	if user != nil && !c.srv.checkAuth(user, pass) {
+	if user != nil && !c.srv.authenticate(c, user, pass) {
 		c.errReply(errWrongPass)
 		return
-	}
-	if user != nil {
-		c.cl.authed = true
 	}
 	if !c.cl.authed && c.srv.authRequired() {
 		c.errReply("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
@@ -116,23 +118,27 @@ func cmdAuth(c *cmdCtx) {
 		c.errReply(errAuthNoPass)
 		return
 	}
-	if !c.srv.checkAuth(user, pass) {
+	if !c.srv.authenticate(c, user, pass) {
 		c.errReply(errWrongPass)
 		return
 	}
-	c.cl.authed = true
 	c.ok()
 }
 
-// checkAuth reports whether user and pass name the default user and its
-// password; without a password any password is accepted, as Redis's
-// nopass default user does.
-func (s *Server) checkAuth(user, pass []byte) bool {
-	if string(user) != "default" {
+// authenticate checks user and pass against the ACL users and, on
+// success, makes c's client that user. Failures are counted, logged to ACL
+// LOG and, at most once a second, to the server log.
+func (s *Server) authenticate(c *cmdCtx, user, pass []byte) bool {
+	u, ok := s.acl.authenticate(user, pass, c)
+	if !ok {
+		if log, skipped := s.acl.authFailureLogAllowed(c.now); log && s.log != nil {
+			s.log.Warn("authentication failed", zap.Uint64("client", c.cl.id), zap.Int64("suppressed", skipped))
+		}
 		return false
 	}
-	p := s.cfg.requirePass.Load()
-	return p == nil || *p == "" || string(pass) == *p
+	setUser(c.cl, u)
+	c.cl.authed = true
+	return true
 }
 
 func cmdSelect(c *cmdCtx) {
@@ -177,6 +183,19 @@ func setName(cl *client, name string) {
 	cl.name = name
 	if cl.conn != nil {
 		cl.conn.shared.name.Store(&name)
+	}
+}
+
+// setUser makes cl authenticated as u (nil: the default user) and
+// publishes the name for CLIENT LIST.
+func setUser(cl *client, u *aclUser) {
+	cl.user = u
+	if cl.conn != nil {
+		if u == nil {
+			cl.conn.shared.user.Store(nil)
+		} else {
+			cl.conn.shared.user.Store(&u.name)
+		}
 	}
 }
 

@@ -426,7 +426,7 @@ var configParams = []configParam{
 		func(s *Server, n int64) { s.cfg.timeout.Store(n) }),
 	{name: "requirepass",
 		get: func(s *Server) string { return *s.cfg.requirePass.Load() },
-		set: func(s *Server, v string) string { s.cfg.requirePass.Store(&v); return "" }},
+		set: func(s *Server, v string) string { s.cfg.requirePass.Store(&v); s.acl.setRequirePass(v); return "" }},
 	{name: "loglevel",
 		get: func(s *Server) string { return *s.cfg.logLevel.Load() },
 		set: func(s *Server, v string) string {
@@ -528,6 +528,7 @@ var (
 func init() {
 	// dispatch.go's init, which runs after this one, builds subcommandRows.
 	subcommandTables = map[string][]subcommand{
+		"acl":     aclSubcommands,
 		"client":  clientSubcommands,
 		"config":  configSubcommands,
 		"command": commandSubcommands,

@@ -73,6 +73,7 @@ type connState struct {
 // clientShared is the part of a client other loops may read.
 type clientShared struct {
 	name       atomic.Pointer[string]
+	user       atomic.Pointer[string] // nil: default
 	libName    atomic.Pointer[string]
 	libVer     atomic.Pointer[string]
 	db         atomic.Int32
@@ -107,7 +108,7 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	cs := &connState{tc: tc, ls: ls, created: now, addr: addrString(tc.RemoteAddr()),
 		laddr: addrString(tc.LocalAddr()), fd: tc.Fd()}
 	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs}
-	cs.cl.authed = s.cfg.requirePass.Load() == nil || *s.cfg.requirePass.Load() == ""
+	cs.cl.authed = !s.authRequired()
 	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
 	cs.shared.proto.Store(2)
 	cs.shared.lastActive.Store(now)

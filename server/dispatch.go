@@ -56,7 +56,7 @@ func (c *cmdCtx) db() int { return c.cl.db }
 // commandTables lists every family's table; each family file declares its
 // own at its bottom.
 func commandTables() [][]command {
-	return [][]command{connCommands, serverCommands, stringCommands, keyCommands}
+	return [][]command{connCommands, serverCommands, stringCommands, keyCommands, aclCommands}
 }
 
 // commandIndex maps a lower-case name to its row, and allCommands lists

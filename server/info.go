@@ -169,6 +169,7 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = infoInt(b, "evicted_keys", st.evicted)
 	b = infoInt(b, "keyspace_hits", st.hits)
 	b = infoInt(b, "keyspace_misses", st.misses)
+	b = s.acl.appendInfoStats(b)
 	b = infoInt(b, "pubsub_channels", 0)
 	b = infoInt(b, "pubsub_patterns", 0)
 	return infoInt(b, "total_error_replies", 0)

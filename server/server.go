@@ -41,6 +41,7 @@ type Server struct {
 	stopOnce sync.Once
 
 	clients   registry
+	acl       *aclState // users and permissions; the default user reflects requirepass
 	nextID    atomic.Uint64
 	connected atomic.Int64
 	stats     serverStats
@@ -76,6 +77,7 @@ func (s *Server) setup() {
 	if s.store == nil {
 		s.store = store.New(store.Options{Databases: s.opts.Databases})
 	}
+	s.acl = newACLState(s.opts.RequirePass)
 	s.h.s = s
 	s.start = time.Now()
 	s.ready = make(chan struct{})

@@ -15,6 +15,7 @@ type client struct {
 	parser  resp.Parser
 	name    string
 	authed  bool
+	user    *aclUser   // the authenticated user; nil is the default user
 	quit    bool       // close once the pending replies are written
 	conn    *connState // nil for a bare client in tests
 	lastCmd *command   // the last command run, for CLIENT LIST cmd=
@@ -75,6 +76,14 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		c.errReply(errNoAuth)
 		return
 	}
+	if cl.user.revoked() {
+		cl.quit = true // the user was deleted: Redis disconnects its clients
+		return
+	}
+	if msg := s.acl.check(cl.user, cmd, c); msg != "" {
+		c.errReply(msg)
+		return
+	}
 	if msg := s.checkMemory(cmd, c.now); msg != "" {
 		c.errReply(msg)
 		return
@@ -86,8 +95,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 
 // authRequired reports whether the default user has a password.
 func (s *Server) authRequired() bool {
-	p := s.cfg.requirePass.Load()
-	return p != nil && *p != ""
+	return s.acl.authRequired()
 }
 
 // Redis's limits for a client that must still authenticate (networking.c,
