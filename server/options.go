@@ -23,6 +23,8 @@ type Options struct {
 	Engine     string // event-loop library: "gnet" (default) or "netpoll"
 	// RequirePass is the default user's password; "" means no password.
 	RequirePass string
+	// ACLFile is the users file loaded at start and by ACL LOAD; "" means none.
+	ACLFile string
 	// Timeout closes a client idle this many seconds; 0 means never.
 	Timeout int
 	// LogLevel is debug, verbose, notice (default) or warning.

@@ -100,6 +100,11 @@ func (s *Server) Ready() <-chan struct{} {
 // error; it returns nil after a graceful stop.
 func (s *Server) Serve() error {
 	s.lazy()
+	if s.opts.ACLFile != "" {
+		if err := s.acl.setFile(s.opts.ACLFile); err != nil {
+			return err
+		}
+	}
 	s.trMu.Lock()
 	if s.tr != nil {
 		s.trMu.Unlock()

@@ -40,7 +40,8 @@ var defaults = settings{
 	"requirepass": "", "timeout": "0", "loglevel": "notice", "databases": "16",
 	"client-query-buffer-limit": "1gb", "proto-max-bulk-len": "512mb",
 	"client-output-buffer-limit": "normal 256mb 0 0", "tls-port": "0", "dev-tls-dir": "",
-	"engine": "gnet", // event-loop library: gnet or netpoll
+	"engine":  "gnet", // event-loop library: gnet or netpoll
+	"aclfile": "",     // users file, loaded at start (ACL LOAD/SAVE use it too)
 }
 
 // ignored are redis.conf directives accepted without effect.
@@ -152,6 +153,7 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	o.Loops = num("loops")
 	o.MaxClients = num("maxclients")
 	o.RequirePass = cfg["requirepass"]
+	o.ACLFile = cfg["aclfile"]
 	o.Timeout = num("timeout")
 	o.Databases = num("databases")
 	o.ClientQueryBufferLimit = mem("client-query-buffer-limit")
