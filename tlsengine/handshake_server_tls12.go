@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"crypto/ecdh"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/rsa"
 	"crypto/x509"
@@ -238,18 +239,21 @@ func (e *Engine) sendServerHello12(ch *clientHelloMsg, msg []byte) (state, error
 	if err := e.appendHandshakeRecords(b); err != nil {
 		return nil, err
 	}
-	priv, err := ecdhCurve(group).GenerateKey(e.cfg.rand())
+	priv, err := newEphemeralKey(ecdhCurve(group), e.cfg.rand())
 	if err != nil {
 		return nil, alertErr(AlertInternalError, ErrInternal)
 	}
 	v.priv = priv
 	// RFC 5246, Section 7.4.3: the signature covers both randoms and the params.
 	skx := serverKeyExchangeMsg{group: uint16(group), publicKey: priv.PublicKey().Bytes()}
-	hh := signatureHash12(scheme).New()
-	hh.Write(hs.clientRandom[:])
-	hh.Write(v.serverRandom[:])
-	hh.Write(skx.appendParams(nil))
-	hs.signed = hh.Sum(nil)
+	signed := append(append(make([]byte, 0, 128), hs.clientRandom[:]...), v.serverRandom[:]...)
+	signed = skx.appendParams(signed)
+	if scheme != Ed25519 { // Ed25519 signs the message itself (RFC 8422, Section 5.10)
+		hh := signatureHash12(scheme).New()
+		hh.Write(signed)
+		signed = hh.Sum(nil)
+	}
+	hs.signed = signed
 	if e.cfg.AsyncSign != nil && e.cfg.AsyncSign(scheme) {
 		return awaitSign{}, nil
 	}
@@ -650,7 +654,7 @@ func (e *Engine) readRecord12(rec []byte) ([]byte, error) {
 	return nil, errBadRecordType
 }
 
-// selectCertificate12 picks the certificate (ECDSA or RSA), its signature
+// selectCertificate12 picks the certificate (ECDSA, Ed25519 or RSA), its signature
 // scheme and the suite: SNI exact match, then wildcard, then the first
 // certificate; among equals one whose chain the client accepts, as in
 // selectCertificate.
@@ -660,12 +664,12 @@ func selectCertificate12(cfg *Config, ch *clientHelloMsg) (*Certificate, Signatu
 	var bestSuite *cipherSuite12
 	bestScore := -1
 	for i, c := range cfg.Certificates {
-		_, isECDSA := c.Key.Public().(*ecdsa.PublicKey)
+		_, isRSA := c.Key.Public().(*rsa.PublicKey)
 		scheme, ok := pickScheme12(c, ch.signatureAlgorithms)
 		if !ok {
 			continue
 		}
-		suite := selectCipherSuite12(cfg.cipherSuites12(), ch.cipherSuites, isECDSA)
+		suite := selectCipherSuite12(cfg.cipherSuites12(), ch.cipherSuites, !isRSA)
 		if suite == nil {
 			continue
 		}
@@ -690,9 +694,12 @@ func selectCertificate12(cfg *Config, ch *clientHelloMsg) (*Certificate, Signatu
 // pickScheme12 returns the scheme for signing ServerKeyExchange with c: for
 // ECDSA the key's own scheme when offered, else any ECDSA hash the client
 // offers (TLS 1.2 does not bind the curve); for RSA the first PSS or
-// PKCS #1 v1.5 scheme in the client's order. Ed25519 is not offered in 1.2.
+// PKCS #1 v1.5 scheme in the client's order; Ed25519 when offered (RFC
+// 8422, Section 5.1.3: it goes with the ECDHE_ECDSA suites).
 func pickScheme12(c *Certificate, clientAlgs []uint16) (SignatureScheme, bool) {
 	switch c.Key.Public().(type) {
+	case ed25519.PublicKey:
+		return c.pickScheme(clientAlgs)
 	case *ecdsa.PublicKey:
 		if s, ok := c.pickScheme(clientAlgs); ok {
 			return s, true

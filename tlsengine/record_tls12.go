@@ -35,7 +35,7 @@ const explicitNonceLen = 8
 // are those of the TLS 1.3 suite with the same AEAD.
 type cipherSuite12 struct {
 	id    uint16
-	ecdsa bool         // ECDHE_ECDSA: needs an ECDSA certificate; else ECDHE_RSA
+	ecdsa bool         // ECDHE_ECDSA: needs an ECDSA or Ed25519 certificate; else ECDHE_RSA
 	aead  *cipherSuite // AEAD constructor, key length, PRF hash
 	ivLen int          // fixed IV from the key block: 4 (GCM salt) or 12 (ChaCha20)
 }
