@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -308,6 +310,62 @@ func TestTLS12RecordsAllocateNothing(t *testing.T) {
 			}
 		}); n != 0 {
 			t.Errorf("%x: Read %v allocs", s.id, n)
+		}
+	}
+}
+
+// TestTLS12AfterHelloRetryRequestIsIllegal: a second ClientHello that
+// drops to TLS 1.2 after a HelloRetryRequest is illegal_parameter (RFC
+// 8446, Section 4.1.2: it must equal the first but for the share).
+func TestTLS12AfterHelloRetryRequestIsIllegal(t *testing.T) {
+	m := parseClientHello(t, clientHelloRecord(t, func(c *tls.Config) {
+		c.MinVersion, c.CurvePreferences = tls.VersionTLS12, []tls.CurveID{tls.CurveP521, tls.CurveP256}
+	}))
+	m.keyShares = slices.DeleteFunc(m.keyShares, func(ks keyShare) bool { return ks.group != 0x0019 }) // P-521 only
+	e := NewEngine(config12(loadPKI(t).p256))
+	if err, out := feedAll(e, handshakeRecord(m.appendTo(nil))); err != nil || len(out) == 0 || e.hs.state != (expectClientHello{retried: true}) {
+		t.Fatalf("first ClientHello: %v, state %T", err, e.hs.state)
+	}
+	ch2 := clientHello12(t)
+	err, _ := feedAll(e, handshakeRecord(ch2.appendTo(nil)))
+	wantAlertErr(t, "tls12-after-hrr", err, AlertIllegalParameter)
+}
+
+// cipherPrefTests: the server's order wins, except that ChaCha20 moves
+// first when the client ranks it first (or the CPU lacks AES hardware);
+// Config.CipherSuites restricts TLS 1.2 only when it lists 1.2 suites.
+var cipherPrefTests = []struct {
+	server, client []uint16
+	want           uint16 // with AES hardware
+}{
+	{nil, []uint16{0xc02b, 0xcca9, 0xc02c}, 0xc02b},
+	{nil, []uint16{0xcca9, 0xc02b}, 0xcca9},
+	{nil, []uint16{0xc02c, 0xc02b}, 0xc02b},
+	{[]uint16{TLS_AES_128_GCM_SHA256}, []uint16{0xc02c}, 0xc02c},
+	{[]uint16{0xc02c, 0xc02b}, []uint16{0xc02b, 0xc02c}, 0xc02c},
+	{[]uint16{0xc02f}, []uint16{0xc02b, 0xc02f}, 0}, // RSA suite, ECDSA certificate only
+}
+
+func TestTLS12CipherSuitePreference(t *testing.T) {
+	base := clientHello12(t)
+	for i, tt := range cipherPrefTests {
+		m := *base
+		m.cipherSuites = tt.client
+		cfg := config12(loadPKI(t).p256)
+		cfg.CipherSuites = tt.server
+		e := NewEngine(cfg)
+		err, _ := feedAll(e, handshakeRecord(m.appendTo(nil)))
+		want := tt.want
+		if !hasAESHardware && want != 0 && slices.Contains(tt.client, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256) &&
+			slices.Contains(cfg.cipherSuites12(), TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256) {
+			want = TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256
+		}
+		if want == 0 {
+			wantAlertErr(t, fmt.Sprint("#", i), err, AlertHandshakeFailure)
+			continue
+		}
+		if err != nil || e.ConnectionState().CipherSuite != want {
+			t.Errorf("#%d: suite %x err %v, want %x", i, e.ConnectionState().CipherSuite, err, want)
 		}
 	}
 }
