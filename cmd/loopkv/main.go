@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/loopkv/loopkv/server"
+	"github.com/loopkv/loopkv/store"
 )
 
 func main() {
@@ -40,15 +41,16 @@ var defaults = settings{
 	"requirepass": "", "timeout": "0", "loglevel": "notice", "databases": "16",
 	"client-query-buffer-limit": "1gb", "proto-max-bulk-len": "512mb",
 	"client-output-buffer-limit": "normal 256mb 0 0", "tls-port": "0", "dev-tls-dir": "",
-	"engine":  "gnet", // event-loop library: gnet or netpoll
-	"aclfile": "",     // users file, loaded at start (ACL LOAD/SAVE use it too)
+	"engine":    "gnet", // event-loop library: gnet or netpoll
+	"aclfile":   "",     // users file, loaded at start (ACL LOAD/SAVE use it too)
+	"maxmemory": "0", "maxmemory-policy": "noeviction", "maxmemory-samples": "5",
 }
 
 // ignored are redis.conf directives accepted without effect.
 var ignored = map[string]bool{
 	"save": true, "appendonly": true, "appendfsync": true, "daemonize": false, "dir": true,
 	"dbfilename": true, "logfile": true, "protected-mode": true, "tcp-backlog": true,
-	"tcp-keepalive": true, "hz": true, "maxmemory": true, "maxmemory-policy": true,
+	"tcp-keepalive": true, "hz": true,
 	"supervised": true, "pidfile": true, "io-threads": true,
 }
 
@@ -162,6 +164,14 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 		if n, ok := server.ParseMemory(f[1]); ok && n > 0 {
 			o.ClientOutputBufferLimit = n
 		}
+	}
+	o.MaxMemory = mem("maxmemory")
+	o.MaxMemoryPolicy = strings.ToLower(cfg["maxmemory-policy"])
+	if _, ok := store.ParsePolicy(o.MaxMemoryPolicy); !ok {
+		errs = append(errs, fmt.Errorf("maxmemory-policy: must be noeviction, allkeys-lru, allkeys-random, volatile-lru, volatile-random or volatile-ttl: %q", cfg["maxmemory-policy"]))
+	}
+	if o.MaxMemorySamples = num("maxmemory-samples"); o.MaxMemorySamples < 1 {
+		errs = append(errs, fmt.Errorf("maxmemory-samples: must be at least 1: %q", cfg["maxmemory-samples"]))
 	}
 	o.Engine = strings.ToLower(cfg["engine"])
 	if o.Engine != "gnet" && o.Engine != "netpoll" {
