@@ -164,48 +164,51 @@ func TestTLS12RecordsCarryExplicitNonces(t *testing.T) {
 	}
 }
 
+// recordFailures12 are protected records an established TLS 1.2 engine
+// must refuse with the RFC 5246, Section 7.2 alert.
+var recordFailures12 = []struct {
+	name  string
+	recs  func(t testing.TB, p *direction) []byte
+	alert Alert
+}{
+	{"tampered", func(t testing.TB, p *direction) []byte {
+		r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
+		r[len(r)-1] ^= 1
+		return r
+	}, AlertBadRecordMAC},
+	{"replayed", func(t testing.TB, p *direction) []byte {
+		r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
+		return append(r, r...)
+	}, AlertBadRecordMAC},
+	{"wrong-type-in-header", func(t testing.TB, p *direction) []byte {
+		r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
+		r[0] = recordTypeAlert
+		return r
+	}, AlertBadRecordMAC},
+	{"too-short", func(t testing.TB, p *direction) []byte { return []byte{23, 3, 3, 0, 3, 1, 2, 3} }, AlertBadRecordMAC},
+	{"plaintext-over-2^14", func(t testing.TB, p *direction) []byte {
+		return peerRecord12(t, p, recordTypeApplicationData, make([]byte, maxPlaintext+1))
+	}, AlertRecordOverflow},
+	{"change-cipher-spec-after-handshake", func(t testing.TB, p *direction) []byte {
+		return peerRecord12(t, p, recordTypeChangeCipherSpec, []byte{1})
+	}, AlertUnexpectedMessage},
+	{"empty-handshake-fragment", func(t testing.TB, p *direction) []byte {
+		return peerRecord12(t, p, recordTypeHandshake, nil)
+	}, AlertUnexpectedMessage},
+	{"too-many-empty-records", func(t testing.TB, p *direction) []byte {
+		var in []byte
+		for i := 0; i <= maxUselessRecords; i++ {
+			in = append(in, peerRecord12(t, p, recordTypeApplicationData, nil)...)
+		}
+		return in
+	}, AlertUnexpectedMessage},
+}
+
 func TestTLS12RecordFailures(t *testing.T) {
-	tests := []struct {
-		name  string
-		recs  func(p *direction) []byte
-		alert Alert
-	}{
-		{"tampered", func(p *direction) []byte {
-			r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
-			r[len(r)-1] ^= 1
-			return r
-		}, AlertBadRecordMAC},
-		{"replayed", func(p *direction) []byte {
-			r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
-			return append(r, r...)
-		}, AlertBadRecordMAC},
-		{"wrong-type-in-header", func(p *direction) []byte {
-			r := peerRecord12(t, p, recordTypeApplicationData, []byte("GET k"))
-			r[0] = recordTypeAlert
-			return r
-		}, AlertBadRecordMAC},
-		{"too-short", func(p *direction) []byte { return []byte{23, 3, 3, 0, 3, 1, 2, 3} }, AlertBadRecordMAC},
-		{"plaintext-over-2^14", func(p *direction) []byte {
-			return peerRecord12(t, p, recordTypeApplicationData, make([]byte, maxPlaintext+1))
-		}, AlertRecordOverflow},
-		{"change-cipher-spec-after-handshake", func(p *direction) []byte {
-			return peerRecord12(t, p, recordTypeChangeCipherSpec, []byte{1})
-		}, AlertUnexpectedMessage},
-		{"empty-handshake-fragment", func(p *direction) []byte {
-			return peerRecord12(t, p, recordTypeHandshake, nil)
-		}, AlertUnexpectedMessage},
-		{"too-many-empty-records", func(p *direction) []byte {
-			var in []byte
-			for i := 0; i <= maxUselessRecords; i++ {
-				in = append(in, peerRecord12(t, p, recordTypeApplicationData, nil)...)
-			}
-			return in
-		}, AlertUnexpectedMessage},
-	}
 	for _, s := range []uint16{TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256} {
-		for _, tt := range tests {
+		for _, tt := range recordFailures12 {
 			e, to, from := established12(t, s)
-			_, _, err := e.Read(tt.recs(to), nil)
+			_, _, err := e.Read(tt.recs(t, to), nil)
 			wantAlertErr(t, tt.name, err, tt.alert)
 			out := e.AppendOutput(nil)
 			if pt, err := from.open12(out); err != nil || out[0] != recordTypeAlert || !bytes.Equal(pt, []byte{alertLevelFatal, byte(tt.alert)}) {
@@ -255,23 +258,23 @@ func TestTLS12SequenceLimitAndNoKeyUpdate(t *testing.T) {
 	}
 }
 
-// TestTLS12OutOfOrderHandshakeRecords puts the engine in a mid-handshake
-// state and sends what does not belong there.
+// outOfOrderTests12 put the engine in a mid-handshake state and send what
+// does not belong there.
+var outOfOrderTests12 = []struct {
+	name  string
+	st    state
+	in    []byte
+	alert Alert
+}{
+	{"finished-before-change-cipher-spec", expectChangeCipherSpec12{}, handshakeRecord((&finishedMsg{verifyData: make([]byte, 12)}).appendTo(nil)), AlertUnexpectedMessage},
+	{"change-cipher-spec-before-key-exchange", expectClientKeyExchange12{}, []byte{20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
+	{"bad-change-cipher-spec", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 1, 2}, AlertDecodeError},
+	{"application-data-before-finished", expectFinished12{}, []byte{23, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
+	{"certificate-verify-without-certificate", expectClientKeyExchange12{}, handshakeRecord([]byte{15, 0, 0, 4, 4, 3, 0, 0}), AlertUnexpectedMessage},
+}
+
 func TestTLS12OutOfOrderHandshakeRecords(t *testing.T) {
-	fin := (&finishedMsg{verifyData: make([]byte, 12)}).appendTo(nil)
-	tests := []struct {
-		name  string
-		st    state
-		in    []byte
-		alert Alert
-	}{
-		{"finished-before-change-cipher-spec", expectChangeCipherSpec12{}, handshakeRecord(fin), AlertUnexpectedMessage},
-		{"change-cipher-spec-before-key-exchange", expectClientKeyExchange12{}, []byte{20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
-		{"bad-change-cipher-spec", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 1, 2}, AlertDecodeError},
-		{"application-data-before-finished", expectFinished12{}, []byte{23, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
-		{"certificate-verify-without-certificate", expectClientKeyExchange12{}, handshakeRecord([]byte{15, 0, 0, 4, 4, 3, 0, 0}), AlertUnexpectedMessage},
-	}
-	for _, tt := range tests {
+	for _, tt := range outOfOrderTests12 {
 		e := NewEngine(config12(loadPKI(t).p256))
 		e.state.Version = VersionTLS12
 		e.hs.state = tt.st

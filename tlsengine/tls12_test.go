@@ -169,35 +169,41 @@ func TestTLS12TicketsAreNotSharedWithTLS13(t *testing.T) {
 	}
 }
 
+// clientCertTests12: RFC 5246, Section 7.4.6: no certificate under
+// RequireClientCert is handshake_failure (certificate_required is TLS 1.3's).
+var clientCertTests12 = []struct {
+	name  string
+	mode  ClientAuthMode
+	cert  string // "", "good" or "other-ca"
+	async bool
+	suite uint16
+	alert Alert // 0: success
+	leaf  bool
+}{
+	{"request-none", RequestClientCert, "", false, 0, 0, false},
+	{"request-good", RequestClientCert, "good", false, 0, 0, true},
+	{"require-good", RequireClientCert, "good", false, 0, 0, true},
+	{"require-good-sha384-suite", RequireClientCert, "good", false, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, 0, true},
+	{"require-good-async", RequireClientCert, "good", true, 0, 0, true},
+	{"require-none", RequireClientCert, "", false, 0, AlertHandshakeFailure, false},
+	{"require-unknown-ca", RequireClientCert, "other-ca", false, 0, AlertUnknownCA, false},
+	{"require-unknown-ca-async", RequireClientCert, "other-ca", true, 0, AlertUnknownCA, false},
+}
+
 func TestTLS12InteropClientCertificates(t *testing.T) {
 	p := loadPKI(t)
-	tests := []struct {
-		name  string
-		mode  ClientAuthMode
-		cert  *tls.Certificate
-		async bool
-		suite uint16
-		alert Alert // 0: success
-		leaf  bool
-	}{
-		{"request-none", RequestClientCert, nil, false, 0, 0, false},
-		{"request-good", RequestClientCert, &p.client, false, 0, 0, true},
-		{"require-good", RequireClientCert, &p.client, false, 0, 0, true},
-		{"require-good-sha384-suite", RequireClientCert, &p.client, false, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, 0, true},
-		{"require-good-async", RequireClientCert, &p.client, true, 0, 0, true},
-		{"require-none", RequireClientCert, nil, false, 0, AlertHandshakeFailure, false},
-		{"require-unknown-ca", RequireClientCert, &p.otherCA, false, 0, AlertUnknownCA, false},
-		{"require-unknown-ca-async", RequireClientCert, &p.otherCA, true, 0, AlertUnknownCA, false},
-	}
-	for _, tt := range tests {
+	for _, tt := range clientCertTests12 {
 		cfg := config12(p.p256)
 		cfg.ClientAuth, cfg.ClientCAs, cfg.AsyncVerify = tt.mode, p.pool, tt.async
 		cc := clientConfig12(p)
 		if tt.suite != 0 {
 			cc.CipherSuites = []uint16{tt.suite}
 		}
-		if tt.cert != nil {
-			c := *tt.cert
+		if tt.cert != "" {
+			c := p.client
+			if tt.cert == "other-ca" {
+				c = p.otherCA
+			}
 			cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
 		}
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
@@ -237,20 +243,21 @@ func TestTLS12ResumptionKeepsClientCertificate(t *testing.T) {
 	}
 }
 
+var alpnSNITests12 = []struct {
+	server, client []string
+	sni, wantCert  string
+	want           string
+	fail           bool
+}{
+	{[]string{"redis", "h2"}, []string{"h2", "redis"}, "example.com", "example.com", "redis", false},
+	{[]string{"redis"}, nil, "rsa.test", "rsa.test", "", false},
+	{nil, []string{"h2"}, "a.wild.test", "example.com", "", false},
+	{[]string{"redis"}, []string{"h2"}, "example.com", "", "", true},
+}
+
 func TestTLS12InteropALPNAndSNI(t *testing.T) {
 	p := loadPKI(t)
-	tests := []struct {
-		server, client []string
-		sni, wantCert  string
-		want           string
-		fail           bool
-	}{
-		{[]string{"redis", "h2"}, []string{"h2", "redis"}, "example.com", "example.com", "redis", false},
-		{[]string{"redis"}, nil, "rsa.test", "rsa.test", "", false},
-		{nil, []string{"h2"}, "a.wild.test", "example.com", "", false},
-		{[]string{"redis"}, []string{"h2"}, "example.com", "", "", true},
-	}
-	for i, tt := range tests {
+	for i, tt := range alpnSNITests12 {
 		cfg := config12(p.p256, p.rsa)
 		cfg.NextProtos = tt.server
 		cc := clientConfig12(p)
@@ -296,23 +303,24 @@ func TestTLS12InteropAsyncSign(t *testing.T) {
 	}
 }
 
-// TestTLS12VersionNegotiation covers Config.MinVersion/MaxVersion against
-// clients of each range: TLS 1.3 is preferred; 1.2 only when enabled.
+// versionTests12 cover Config.MinVersion/MaxVersion against clients of
+// each range: TLS 1.3 is preferred; 1.2 only when enabled.
+var versionTests12 = []struct {
+	min, max         uint16
+	cmin, cmax, want uint16 // want 0: protocol_version
+}{
+	{0, 0, tls.VersionTLS12, tls.VersionTLS13, VersionTLS13},
+	{0, 0, tls.VersionTLS12, tls.VersionTLS12, 0},
+	{VersionTLS12, 0, tls.VersionTLS12, tls.VersionTLS13, VersionTLS13},
+	{VersionTLS12, 0, tls.VersionTLS12, tls.VersionTLS12, VersionTLS12},
+	{VersionTLS12, VersionTLS12, tls.VersionTLS12, tls.VersionTLS13, VersionTLS12},
+	{VersionTLS12, VersionTLS12, tls.VersionTLS13, tls.VersionTLS13, 0},
+	{VersionTLS13, VersionTLS12, tls.VersionTLS12, tls.VersionTLS13, 0}, // empty range
+}
+
 func TestTLS12VersionNegotiation(t *testing.T) {
 	p := loadPKI(t)
-	tests := []struct {
-		min, max         uint16
-		cmin, cmax, want uint16 // want 0: protocol_version
-	}{
-		{0, 0, tls.VersionTLS12, tls.VersionTLS13, VersionTLS13},
-		{0, 0, tls.VersionTLS12, tls.VersionTLS12, 0},
-		{VersionTLS12, 0, tls.VersionTLS12, tls.VersionTLS13, VersionTLS13},
-		{VersionTLS12, 0, tls.VersionTLS12, tls.VersionTLS12, VersionTLS12},
-		{VersionTLS12, VersionTLS12, tls.VersionTLS12, tls.VersionTLS13, VersionTLS12},
-		{VersionTLS12, VersionTLS12, tls.VersionTLS13, tls.VersionTLS13, 0},
-		{VersionTLS13, VersionTLS12, tls.VersionTLS12, tls.VersionTLS13, 0}, // empty range
-	}
-	for i, tt := range tests {
+	for i, tt := range versionTests12 {
 		cfg := &Config{Certificates: []*Certificate{p.p256}, MinVersion: tt.min, MaxVersion: tt.max}
 		cc := clientConfig(p)
 		cc.MinVersion, cc.MaxVersion = tt.cmin, tt.cmax
