@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -368,5 +369,38 @@ func BenchmarkEvict(b *testing.B) {
 				s.Evict(t0, o)
 			}
 		})
+	}
+}
+
+// Loops write and evict at once (run with -race): memory ends near the
+// limit, and the lock-free counter agrees with the shards' own.
+func TestEvictConcurrentWithWriters(t *testing.T) {
+	s := New(Options{Databases: 2})
+	const limit = 64 << 10
+	o := EvictOptions{MaxMemory: limit, Policy: AllKeysLRU, Budget: time.Minute}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			val := make([]byte, 64)
+			for i := 0; i < 2000; i++ {
+				if _, st := s.Evict(t0+int64(i), o); st != OK {
+					t.Errorf("Evict = %v", st)
+					return
+				}
+				key := []byte(fmt.Sprintf("g%d-%d", g, i))
+				s.Set(g%2, key, val, t0+int64(i), SetOptions{ExpireAt: t0 + 1_000_000})
+				get(s, g%2, string(key), t0+int64(i))
+			}
+		}(g)
+	}
+	wg.Wait()
+	st := s.Stats()
+	if s.UsedMemory() != st.UsedMemory || st.UsedMemory > limit+4*256 {
+		t.Fatalf("used %d (Stats %d), limit %d", s.UsedMemory(), st.UsedMemory, limit)
+	}
+	if keys := st.DBs[0].Keys + st.DBs[1].Keys; int64(keys)+st.EvictedKeys != 8000 {
+		t.Fatalf("%d keys + %d evicted != 8000", keys, st.EvictedKeys)
 	}
 }
