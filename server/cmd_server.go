@@ -462,6 +462,7 @@ var configParams = []configParam{
 	maxMemoryPolicyParam,
 	maxMemorySamplesParam,
 	maxMemoryTenacityParam,
+	protectedModeParam,
 	settable("tcp-keepalive", "300"),
 	settable("hz", "10"),
 	settable("dbfilename", "dump.rdb"),

@@ -60,6 +60,9 @@ type Options struct {
 	// MaxMemorySamples is maxmemory-samples, keys sampled per eviction,
 	// default 5.
 	MaxMemorySamples int
+	// ProtectedMode is protected-mode: "yes" (default) or "no". See
+	// protected.go.
+	ProtectedMode string
 }
 
 // Defaults of Options, Redis's where Redis has one.
@@ -122,6 +125,7 @@ type config struct {
 	outBufLimit    atomic.Int64
 	outBufLimitRaw atomic.Pointer[string] // client-output-buffer-limit as set
 	mem            memConfig              // maxmemory and its policy
+	prot           protectedConfig        // protected-mode
 
 	miscMu sync.Mutex
 	miscKV map[string]string // settings with no effect, as last set
@@ -158,6 +162,7 @@ func (c *config) load(o Options) {
 	raw := "normal " + strconv.FormatInt(o.ClientOutputBufferLimit, 10) + " 0 0 replica 268435456 67108864 60 pubsub 33554432 8388608 60"
 	c.outBufLimitRaw.Store(&raw)
 	c.mem.load(o)
+	c.prot.load(o)
 }
 
 // ParseMemory parses a size as redis.conf writes it: a number with an
