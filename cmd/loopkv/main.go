@@ -44,12 +44,13 @@ var defaults = settings{
 	"engine":    "gnet", // event-loop library: gnet or netpoll
 	"aclfile":   "",     // users file, loaded at start (ACL LOAD/SAVE use it too)
 	"maxmemory": "0", "maxmemory-policy": "noeviction", "maxmemory-samples": "5",
+	"protected-mode": "yes", // only loopback clients while the default user has no password
 }
 
 // ignored are redis.conf directives accepted without effect.
 var ignored = map[string]bool{
 	"save": true, "appendonly": true, "appendfsync": true, "daemonize": false, "dir": true,
-	"dbfilename": true, "logfile": true, "protected-mode": true, "tcp-backlog": true,
+	"dbfilename": true, "logfile": true, "tcp-backlog": true,
 	"tcp-keepalive": true, "hz": true,
 	"supervised": true, "pidfile": true, "io-threads": true,
 }
@@ -172,6 +173,10 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	}
 	if o.MaxMemorySamples = num("maxmemory-samples"); o.MaxMemorySamples < 1 {
 		errs = append(errs, fmt.Errorf("maxmemory-samples: must be at least 1: %q", cfg["maxmemory-samples"]))
+	}
+	o.ProtectedMode = strings.ToLower(cfg["protected-mode"])
+	if o.ProtectedMode != "yes" && o.ProtectedMode != "no" {
+		errs = append(errs, fmt.Errorf("protected-mode: must be yes or no: %q", cfg["protected-mode"]))
 	}
 	o.Engine = strings.ToLower(cfg["engine"])
 	if o.Engine != "gnet" && o.Engine != "netpoll" {
