@@ -78,11 +78,21 @@ func (c *Config) now() time.Time {
 	return time.Now()
 }
 
+// cipherSuites returns the TLS 1.3 suites of Config.CipherSuites in its
+// order, or the defaults when it names none: one list may name suites of
+// both versions, and a list of only TLS 1.2 suites leaves TLS 1.3 on its
+// defaults (cipherSuites12 is the twin).
 func (c *Config) cipherSuites() []uint16 {
-	if c.CipherSuites != nil {
-		return c.CipherSuites
+	var ids []uint16
+	for _, id := range c.CipherSuites {
+		if cipherSuiteByID(id) != nil {
+			ids = append(ids, id)
+		}
 	}
-	return defaultCipherSuites
+	if ids == nil {
+		return defaultCipherSuites
+	}
+	return ids
 }
 
 func (c *Config) curves() []CurveID {

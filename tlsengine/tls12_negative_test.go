@@ -372,3 +372,20 @@ func TestTLS12CipherSuitePreference(t *testing.T) {
 		}
 	}
 }
+
+// TestCipherSuitesListMixesVersions checks that one CipherSuites list may
+// name suites of both versions: each version uses its own, and a list of
+// only TLS 1.2 suites leaves TLS 1.3 on its defaults.
+func TestCipherSuitesListMixesVersions(t *testing.T) {
+	only12 := &Config{CipherSuites: []uint16{TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}
+	if got := only12.cipherSuites(); len(got) != len(defaultCipherSuites) {
+		t.Errorf("1.3 suites from a 1.2-only list = %x, want the defaults", got)
+	}
+	mixed := &Config{CipherSuites: []uint16{TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_CHACHA20_POLY1305_SHA256}}
+	if got := mixed.cipherSuites(); len(got) != 1 || got[0] != TLS_CHACHA20_POLY1305_SHA256 {
+		t.Errorf("1.3 suites from a mixed list = %x", got)
+	}
+	if got := mixed.cipherSuites12(); len(got) != 1 || got[0] != TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 {
+		t.Errorf("1.2 suites from a mixed list = %x", got)
+	}
+}
