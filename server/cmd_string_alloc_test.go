@@ -40,6 +40,7 @@ const allocNow = 1_700_000_000_000
 // newAllocServer returns a server whose store holds setup's keys.
 func newAllocServer(t testing.TB, setup []string) (*Server, *client, []byte) {
 	s := &Server{store: store.New(store.Options{})}
+	s.lazy() // handlers below may run through call without execute
 	cl := &client{proto: 2}
 	scratch := make([]byte, 64)
 	for _, line := range setup {
