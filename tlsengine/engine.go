@@ -83,14 +83,20 @@ func (c *Config) now() time.Time {
 // both versions, and a list of only TLS 1.2 suites leaves TLS 1.3 on its
 // defaults (cipherSuites12 is the twin).
 func (c *Config) cipherSuites() []uint16 {
+	return suitesOf(c.CipherSuites, func(id uint16) bool { return cipherSuiteByID(id) != nil }, defaultCipherSuites)
+}
+
+// suitesOf returns the ids of list that known accepts, in order, or
+// defaults when there are none.
+func suitesOf(list []uint16, known func(uint16) bool, defaults []uint16) []uint16 {
 	var ids []uint16
-	for _, id := range c.CipherSuites {
-		if cipherSuiteByID(id) != nil {
+	for _, id := range list {
+		if known(id) {
 			ids = append(ids, id)
 		}
 	}
 	if ids == nil {
-		return defaultCipherSuites
+		return defaults
 	}
 	return ids
 }

@@ -131,16 +131,7 @@ func (c *Config) maxVersion() uint16 {
 // cipherSuites12 returns the TLS 1.2 suites of Config.CipherSuites in
 // order, or all six when it lists none.
 func (c *Config) cipherSuites12() []uint16 {
-	var ids []uint16
-	for _, id := range c.CipherSuites {
-		if cipherSuite12ByID(id) != nil {
-			ids = append(ids, id)
-		}
-	}
-	if ids == nil {
-		return defaultCipherSuites12
-	}
-	return ids
+	return suitesOf(c.CipherSuites, func(id uint16) bool { return cipherSuite12ByID(id) != nil }, defaultCipherSuites12)
 }
 
 // selectVersion picks the highest version both sides enable (RFC 8446,
