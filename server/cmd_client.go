@@ -215,6 +215,12 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	if p := sh.libVer.Load(); p != nil {
 		b = append(b, *p...)
 	}
+	if p := sh.tlsSubject.Load(); p != nil {
+		// loopkv's field, only on TLS clients with a verified certificate:
+		// the RFC 4514 subject, spaces written as \x20 to keep one field.
+		b = append(b, " tls-peer-subject="...)
+		b = appendNoSpace(b, *p)
+	}
 	return append(b, '\n')
 }
 
@@ -339,4 +345,16 @@ var clientSubcommands = []subcommand{
 	{Name: "kill", Arity: -3, Summary: "Kill connections by ip:port, or by ID, ADDR, LADDR, USER, TYPE, SKIPME.", Fn: cmdClientKill},
 	{Name: "no-evict", Arity: 3, Summary: "Accepted for compatibility; no effect.", Fn: cmdClientOK},
 	{Name: "no-touch", Arity: 3, Summary: "Accepted for compatibility; no effect.", Fn: cmdClientOK},
+}
+
+// appendNoSpace appends v with each space written as \x20.
+func appendNoSpace(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		if v[i] == ' ' {
+			b = append(b, `\x20`...)
+			continue
+		}
+		b = append(b, v[i])
+	}
+	return b
 }

@@ -31,6 +31,7 @@ type loopState struct {
 	out     []byte // replies of the current callback; len 0 between callbacks
 	scratch []byte // lower-cased command names for lookupCommand
 	conns   []*connState
+	tls     tlsLoop // TLS plaintext scratch (tls.go)
 
 	// read by INFO from any goroutine
 	commands atomic.Int64
@@ -59,6 +60,7 @@ type connState struct {
 	// owned by the loop
 	cl        client
 	pending   []byte   // TLS: plaintext of a command cut across records; nil when empty
+	tls       *tlsConn // nil for a plaintext connection
 	idx       int      // position in ls.conns
 	needWake  bool     // a batch stopped at batchOutLimit with commands left
 	pubCmd    *command // the values last published to shared, to skip unchanged stores
@@ -83,6 +85,7 @@ type clientShared struct {
 	qbuf       atomic.Int64 // unparsed input bytes after the last batch
 	omem       atomic.Int64 // unsent output bytes after the last write
 	killed     atomic.Bool
+	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
 }
 
 // handler is the engine-agnostic connection logic every transport drives;
@@ -107,6 +110,12 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	now := nowMs()
 	cs := &connState{tc: tc, ls: ls, created: now, addr: addrString(tc.RemoteAddr()),
 		laddr: addrString(tc.LocalAddr()), fd: tc.Fd()}
+	if s.tls.isTLSAddr(tc.LocalAddr()) {
+		if reject := h.openTLS(cs); reject != nil {
+			s.connected.Add(-1)
+			return nil, reject
+		}
+	}
 	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs}
 	cs.cl.authed = !s.authRequired()
 	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
@@ -128,11 +137,34 @@ var rejectMaxClients = []byte("-ERR max number of clients reached\r\n")
 // transport discards them and keeps the rest) and whether the connection
 // must close once ls.out is written. owning loop only.
 //
-// TLS seam: a TLS connection will first open the records of in into
-// loop-owned plaintext (after cs.pending, if any), run the commands there,
-// copy an incomplete trailing command into cs.pending, and report the
-// ciphertext it consumed; flush then seals ls.out in place.
+// A TLS connection (onDataTLS, tls.go) opens the records of in into
+// loop-owned plaintext (after cs.pending, if any), runs the commands there,
+// keeps an incomplete trailing command in cs.pending, seals the replies in
+// ls.out and reports the ciphertext it consumed.
 func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
+	if cs.tls != nil {
+		return h.onDataTLS(cs, ls, in)
+	}
+	s := h.s
+	n, out, closeAfter := h.runBatch(cs, ls, in, ls.out[:0])
+	ls.out = out
+	left := int64(len(in) - n)
+	if left != cs.pubQbuf {
+		cs.pubQbuf = left
+		cs.shared.qbuf.Store(left)
+	}
+	if left > s.cfg.queryBufLimit.Load() {
+		s.log.Warn("closing client that reached max query buffer length",
+			zap.Uint64("conn", cs.cl.id), zap.Int64("qbuf", left))
+		return n, true
+	}
+	return n, closeAfter
+}
+
+// runBatch runs the complete commands at the front of in, appending their
+// replies to out, and publishes what other loops read about the client.
+// owning loop only.
+func (h *handler) runBatch(cs *connState, ls *loopState, in, out []byte) (int, []byte, bool) {
 	s := h.s
 	now := nowMs()
 	cl := &cs.cl
@@ -140,8 +172,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 		cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
 	}
 	before := cl.ncmds
-	n, out, closeAfter := s.execute(cl, in, ls.out[:0], now, ls.scratch)
-	ls.out = out
+	n, out, closeAfter := s.execute(cl, in, out, now, ls.scratch)
 	if d := cl.ncmds - before; d > 0 {
 		ls.commands.Add(d)
 	}
@@ -154,17 +185,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 		cs.pubCmd = cl.lastCmd
 		cs.shared.lastCmd.Store(cl.lastCmd)
 	}
-	left := int64(len(in) - n)
-	if left != cs.pubQbuf {
-		cs.pubQbuf = left
-		cs.shared.qbuf.Store(left)
-	}
-	if left > s.cfg.queryBufLimit.Load() {
-		s.log.Warn("closing client that reached max query buffer length",
-			zap.Uint64("conn", cl.id), zap.Int64("qbuf", left))
-		return n, true
-	}
-	return n, closeAfter
+	return n, out, closeAfter
 }
 
 // flush writes ls.out with one transport write and applies the output
@@ -172,7 +193,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 // only.
 func (h *handler) flush(cs *connState, ls *loopState) bool {
 	if len(ls.out) > 0 {
-		// TLS seam: seal ls.out into records in place before the write.
+		// A TLS connection's ls.out is sealed already (onDataTLS).
 		if err := cs.tc.Write(ls.out); err != nil {
 			return true
 		}
@@ -203,6 +224,7 @@ func (h *handler) onClose(cs *connState) {
 	if cs == nil {
 		return
 	}
+	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1
 	if cs.idx <= last && ls.conns[cs.idx] == cs {
@@ -223,6 +245,9 @@ func (h *handler) onClose(cs *connState) {
 // sweepIdle closes the loop's clients idle longer than the timeout setting.
 // owning loop only.
 func (h *handler) sweepIdle(ls *loopState) {
+	if h.s.tls != nil {
+		h.sweepTLS(ls, time.Now())
+	}
 	timeout := h.s.cfg.timeout.Load()
 	if timeout <= 0 {
 		return
@@ -253,7 +278,7 @@ func (h *handler) tick(n int) {
 		return
 	}
 	h.s.sampleOps()
-	if h.s.cfg.timeout.Load() <= 0 {
+	if h.s.cfg.timeout.Load() <= 0 && h.s.tls == nil {
 		return
 	}
 	for _, ls := range h.s.loopSnapshot() {

@@ -17,7 +17,7 @@ import (
 // default (or loopkv's, where Redis has none), as listed beside it.
 type Options struct {
 	Bind       string // listen address, default "127.0.0.1"
-	Port       int    // TCP port, default 6379
+	Port       int    // TCP port, default 6379; negative disables plaintext (TLS only)
 	Loops      int    // event loops, default runtime.GOMAXPROCS(0)
 	MaxClients int    // maxclients, default 10000
 	Engine     string // event-loop library: "gnet" (default) or "netpoll"
@@ -60,6 +60,8 @@ type Options struct {
 	// MaxMemorySamples is maxmemory-samples, keys sampled per eviction,
 	// default 5.
 	MaxMemorySamples int
+	// TLS configures the TLS listener (tls.go); TLS.Port 0 disables it.
+	TLS TLSOptions
 	// ProtectedMode is protected-mode: "yes" (default) or "no". See
 	// protected.go.
 	ProtectedMode string

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -39,6 +40,9 @@ type Server struct {
 	tr       transport
 	trMu     sync.Mutex
 	stopOnce sync.Once
+
+	tls    *tlsState // nil without a TLS port (tls.go)
+	tlsErr error     // loading the TLS files failed; Serve returns it
 
 	clients   registry
 	acl       *aclState // users and permissions; the default user reflects requirepass
@@ -78,16 +82,32 @@ func (s *Server) setup() {
 		s.store = store.New(store.Options{Databases: s.opts.Databases})
 	}
 	s.acl = newACLState(s.opts.RequirePass)
+	if s.opts.TLS.Port != 0 {
+		s.tls, s.tlsErr = newTLSState(s.opts.TLS, s.log)
+	}
 	s.h.s = s
 	s.start = time.Now()
 	s.ready = make(chan struct{})
 	s.done = make(chan struct{})
 }
 
-// Addr is the address the server listens on.
+// Addr is the plaintext address the server listens on; "" when Port is
+// negative (TLS only).
 func (s *Server) Addr() string {
 	s.lazy()
+	if s.opts.Port < 0 {
+		return ""
+	}
 	return net.JoinHostPort(s.opts.Bind, strconv.Itoa(s.opts.Port))
+}
+
+// TLSAddr is the TLS address the server listens on; "" without TLS.
+func (s *Server) TLSAddr() string {
+	s.lazy()
+	if s.opts.TLS.Port == 0 {
+		return ""
+	}
+	return net.JoinHostPort(s.opts.Bind, strconv.Itoa(s.opts.TLS.Port))
 }
 
 // Ready is closed once the server accepts connections.
@@ -110,11 +130,22 @@ func (s *Server) Serve() error {
 		s.trMu.Unlock()
 		return ErrServerClosed
 	}
+	if s.tlsErr != nil || s.Addr() == "" && s.tls == nil {
+		s.trMu.Unlock()
+		if s.tlsErr != nil {
+			return s.tlsErr
+		}
+		return errors.New("server: no listener: the port is disabled and TLS is off")
+	}
 	var tr transport
 	switch s.opts.Engine {
 	case "gnet":
-		tr = &gnetTransport{}
+		tr = &gnetTransport{tlsAddr: s.TLSAddr()}
 	case "netpoll":
+		if s.tls != nil {
+			s.trMu.Unlock()
+			return errors.New("server: TLS needs the gnet engine")
+		}
 		tr = &netpollTransport{}
 	default:
 		s.trMu.Unlock()
@@ -123,8 +154,9 @@ func (s *Server) Serve() error {
 	s.tr = tr
 	s.trMu.Unlock()
 	defer close(s.done)
+	defer s.tls.close()
 	s.log.Info("loopkv starting",
-		zap.String("addr", s.Addr()), zap.Int("loops", s.opts.Loops), zap.String("engine", s.opts.Engine),
+		zap.String("addr", s.Addr()), zap.String("tls_addr", s.TLSAddr()), zap.Int("loops", s.opts.Loops), zap.String("engine", s.opts.Engine),
 		zap.String("version", Version), zap.Int("pid", pid()))
 	var once sync.Once
 	err := tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() { once.Do(func() { close(s.ready) }) })

@@ -14,8 +14,9 @@ import (
 // loop, bytes peeked in place and unconsumed ones left in gnet's ring.
 type gnetTransport struct {
 	gnet.BuiltinEventEngine
-	h     connHandler
-	ready func()
+	h       connHandler
+	ready   func()
+	tlsAddr string // a second listener on the same loops; "" for none
 
 	mu    sync.Mutex
 	eng   gnet.Engine
@@ -29,7 +30,16 @@ var _ gnet.EventHandler = (*gnetTransport)(nil)
 func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Logger, ready func()) error {
 	t.h, t.ready = h, ready
 	t.loops = make(map[gnet.EventLoop]*loopState)
-	return gnet.Run(t, "tcp://"+addr,
+	var addrs []string
+	if addr != "" {
+		addrs = append(addrs, "tcp://"+addr)
+	}
+	if t.tlsAddr != "" {
+		addrs = append(addrs, "tcp://"+t.tlsAddr)
+	}
+	// Rotate serves every listener on the same loops; the handler tells a
+	// TLS connection by its local address.
+	return gnet.Rotate(t, addrs,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
 		gnet.WithTicker(true),

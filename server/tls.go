@@ -1,0 +1,513 @@
+package server
+
+import (
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/tlsengine"
+)
+
+// TLS connections (see doc.go for the callback order). A connection
+// accepted on the TLS port gets a *tlsConn at open: a tlsengine.Engine
+// built from the server's current *tlsengine.Config (swapped atomically by
+// a reload) and nothing else. onData steps the engine on the ciphertext the
+// transport holds, opening records into the loop's plaintext scratch, runs
+// the commands there, and seals the replies in place in ls.out behind a
+// header reserved before the batch, one record per MaxPlaintext bytes.
+// Handshake output, tickets and alerts go into the same ls.out, so a
+// callback still makes one write. Costly signatures and client chain
+// checks go to a bounded worker pool (tls_worker.go) and the handshake
+// resumes on the owning loop after the worker wakes the connection.
+
+// TLSOptions configures the TLS listener; the zero value disables it.
+// Setting names are Redis's (tls-port, tls-cert-file, ...).
+type TLSOptions struct {
+	// Port is tls-port; 0 disables TLS.
+	Port int
+	// CertFiles and KeyFiles are tls-cert-file and tls-key-file, as pairs:
+	// the first pair is the default certificate, the others are chosen by
+	// SNI (exact name, then wildcard) when a client names them.
+	CertFiles, KeyFiles []string
+	// KeyFilePass is tls-key-file-pass: the password of a legacy
+	// encrypted PEM key ("Proc-Type: 4,ENCRYPTED"). Encrypted PKCS #8 keys
+	// ("ENCRYPTED PRIVATE KEY") are not supported.
+	KeyFilePass string
+	// CACertFile and CACertDir (tls-ca-cert-file, tls-ca-cert-dir) hold the
+	// CAs that client certificates must chain to.
+	CACertFile, CACertDir string
+	// AuthClients is tls-auth-clients: "no", "optional" or "yes". The
+	// default is "yes" when a CA is configured (Redis's default) and "no"
+	// otherwise (where Redis would refuse to start).
+	AuthClients string
+	// Protocols is tls-protocols, e.g. "TLSv1.2 TLSv1.3" (the default).
+	Protocols string
+	// Ciphersuites is tls-ciphersuites, TLS 1.3 suites in OpenSSL's names
+	// separated by colons; "" means all three.
+	Ciphersuites string
+	// Ciphers is tls-ciphers, TLS 1.2 suites in OpenSSL's names separated
+	// by colons; "" or "DEFAULT" means all six ECDHE AEAD suites.
+	Ciphers string
+	// Groups is tls-groups: key exchange groups (X25519MLKEM768, X25519,
+	// P-256, P-384; OpenSSL aliases accepted) separated by colons; ""
+	// means all, in that order.
+	Groups string
+	// SessionCaching is tls-session-caching: "yes" (default) issues
+	// stateless session tickets; "no" issues none.
+	SessionCaching string
+	// SessionCacheTimeout is tls-session-cache-timeout in seconds, the
+	// ticket lifetime; default 300.
+	SessionCacheTimeout int
+	// HandshakeTimeout is tls-handshake-timeout in seconds: a connection
+	// still handshaking after it is closed. Default 10.
+	HandshakeTimeout int
+	// MaxHandshakes is tls-max-handshakes: connections allowed to be
+	// handshaking at once across the server; more are refused at accept
+	// with an internal_error alert. Default 1024.
+	MaxHandshakes int
+	// Workers is the size of the pool that makes RSA signatures and
+	// checks client chains; default runtime.NumCPU(). -1 does that work
+	// inline on the loop (tests).
+	Workers int
+	// WorkerQueue bounds the jobs waiting for a worker; a handshake that
+	// finds it full is refused with internal_error. Default 256.
+	WorkerQueue int
+	// Config, when set, is used as is instead of the files (tests,
+	// in-process benchmarks); reloads then keep it.
+	Config *tlsengine.Config
+}
+
+// Defaults of TLSOptions.
+const (
+	defaultTLSHandshakeTimeout = 10
+	defaultTLSMaxHandshakes    = 1024
+	defaultTLSWorkerQueue      = 256
+	defaultTLSSessionTimeout   = 300
+	defaultTLSProtocols        = "TLSv1.2 TLSv1.3"
+)
+
+func (o TLSOptions) withDefaults() TLSOptions {
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = defaultTLSHandshakeTimeout
+	}
+	if o.MaxHandshakes <= 0 {
+		o.MaxHandshakes = defaultTLSMaxHandshakes
+	}
+	if o.WorkerQueue <= 0 {
+		o.WorkerQueue = defaultTLSWorkerQueue
+	}
+	if o.SessionCacheTimeout <= 0 {
+		o.SessionCacheTimeout = defaultTLSSessionTimeout
+	}
+	if o.SessionCaching == "" {
+		o.SessionCaching = "yes"
+	}
+	if o.Protocols == "" {
+		o.Protocols = defaultTLSProtocols
+	}
+	if o.AuthClients == "" {
+		o.AuthClients = "no"
+		if o.CACertFile != "" || o.CACertDir != "" {
+			o.AuthClients = "yes"
+		}
+	}
+	return o
+}
+
+// tlsState is the server's TLS side, nil when TLS is off.
+type tlsState struct {
+	// immutable after newTLSState
+	port    int
+	pool    *tlsPool // nil: inline
+	tickets *tlsengine.TicketKeys
+	log     *zap.Logger
+
+	// swapped by reloads; every new connection loads it once
+	cfg atomic.Pointer[tlsengine.Config]
+
+	// settings as CONFIG GET reports them; reloads read them
+	mu       sync.Mutex
+	opts     TLSOptions
+	reloadMu sync.Mutex // serialises reloads
+	lastErr  atomic.Pointer[string]
+
+	// limits CONFIG SET may change
+	handshakeTimeout atomic.Int64 // seconds
+	maxHandshakes    atomic.Int64
+
+	stats tlsStats
+	logRL rateLimit
+}
+
+// tlsStats are INFO's tls section; read from any goroutine.
+type tlsStats struct {
+	conns       atomic.Int64 // open TLS connections
+	inFlight    atomic.Int64 // connections still handshaking
+	completed   atomic.Int64
+	failed      atomic.Int64
+	resumed     atomic.Int64
+	timeouts    atomic.Int64 // handshakes closed by tls-handshake-timeout
+	refused     atomic.Int64 // connections refused by tls-max-handshakes or a full worker queue
+	clientCerts atomic.Int64 // handshakes that verified a client certificate
+	reloads     atomic.Int64
+	reloadFails atomic.Int64
+	byAlert     [256]atomic.Int64 // failures by the alert sent or received
+}
+
+// newTLSState loads the certificates and starts the worker pool; it is
+// called once by setup when Options.TLS.Port is set.
+func newTLSState(o TLSOptions, log *zap.Logger) (*tlsState, error) {
+	o = o.withDefaults()
+	t := &tlsState{port: o.Port, opts: o, log: log}
+	t.handshakeTimeout.Store(int64(o.HandshakeTimeout))
+	t.maxHandshakes.Store(int64(o.MaxHandshakes))
+	if o.Workers >= 0 {
+		t.pool = newTLSPool(o.Workers, o.WorkerQueue)
+	}
+	tk, err := tlsengine.NewTicketKeys(randReader)
+	if err != nil {
+		return nil, err
+	}
+	t.tickets = tk
+	cfg, err := t.build(o)
+	if err != nil {
+		return nil, err
+	}
+	t.cfg.Store(cfg)
+	return t, nil
+}
+
+// close stops the worker pool.
+func (t *tlsState) close() {
+	if t != nil && t.pool != nil {
+		t.pool.close()
+	}
+}
+
+// isTLSAddr reports whether a connection accepted on local address a came
+// through the TLS listener.
+func (t *tlsState) isTLSAddr(a net.Addr) bool {
+	if t == nil {
+		return false
+	}
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.Port == t.port
+	}
+	return false
+}
+
+// tlsConn is the TLS side of one connection. owning loop only, except job.
+type tlsConn struct {
+	eng         *tlsengine.Engine
+	established bool      // the handshake completed (counted once)
+	inFlight    bool      // counted in tlsStats.inFlight
+	job         *tlsJob   // a signature or chain check on a worker; nil when none
+	subject     string    // verified client certificate subject, for CLIENT LIST
+	opened      time.Time // for the handshake timeout
+}
+
+// tlsLoop is a loop's TLS scratch. owning loop only.
+type tlsLoop struct {
+	plain []byte // records opened by one Read; cap >= tlsPlainCap
+	spill []byte // replies past the first record of a batch, sealed from here
+}
+
+// Sizes of the TLS scratch.
+const (
+	tlsPlainCap   = 64 << 10 // plaintext opened per Read before the batch runs
+	tlsRecordRoom = 16<<10 + 256
+	tlsPendingMin = 4 << 10 // first capacity of cs.pending
+)
+
+// openTLS gives a connection accepted on the TLS port its engine, or
+// returns the bytes to send before refusing it. owning loop only.
+func (h *handler) openTLS(cs *connState) []byte {
+	t := h.s.tls
+	if t.stats.inFlight.Add(1) > t.maxHandshakes.Load() {
+		t.stats.inFlight.Add(-1)
+		t.stats.refused.Add(1)
+		t.stats.failed.Add(1)
+		t.stats.byAlert[tlsengine.AlertInternalError].Add(1)
+		t.logFailure(cs.addr, "too many handshakes in flight", tlsengine.AlertInternalError)
+		return alertInternalError
+	}
+	t.stats.conns.Add(1)
+	cs.tls = &tlsConn{eng: tlsengine.NewEngine(t.cfg.Load()), inFlight: true, opened: time.Now()}
+	return nil
+}
+
+// alertInternalError is a plaintext fatal internal_error alert record, sent
+// to a connection refused before its handshake starts.
+var alertInternalError = []byte{21, 3, 3, 0, 2, 2, byte(tlsengine.AlertInternalError)}
+
+// closeTLS releases a connection's engine and settles its counters.
+// owning loop only.
+func (h *handler) closeTLS(cs *connState) {
+	tc := cs.tls
+	if tc == nil {
+		return
+	}
+	t := h.s.tls
+	if tc.inFlight {
+		tc.inFlight = false
+		t.stats.inFlight.Add(-1)
+	}
+	t.stats.conns.Add(-1)
+	if tc.job != nil {
+		tc.job.abandoned.Store(true)
+		tc.job = nil
+	}
+	tc.eng.Release()
+	cs.pending = nil
+}
+
+// onDataTLS steps the engine on in (ciphertext), runs the commands of the
+// opened records and seals their replies into ls.out. It returns the
+// ciphertext consumed and whether to close after the write. owning loop
+// only.
+func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool) {
+	tc := cs.tls
+	e := tc.eng
+	if tc.job != nil {
+		if !tc.job.done.Load() {
+			return 0, h.tlsOverLimit(cs, len(in))
+		}
+		h.finishJob(cs)
+	}
+	consumed, closeAfter := 0, false
+	out := ls.out
+	for {
+		dst := ls.tls.plain[:0]
+		if cs.pending != nil {
+			cs.pending = growPending(cs.pending)
+			dst = cs.pending
+		}
+		n, p, err := e.Read(in[consumed:], dst)
+		consumed += n
+		if cs.pending != nil {
+			cs.pending = p
+		} else if cap(p) > cap(ls.tls.plain) {
+			ls.tls.plain = p[:0]
+		}
+		st := e.Status()
+		out = e.AppendOutput(out)
+		if err != nil {
+			h.tlsFailed(cs, err)
+			closeAfter = true
+			break
+		}
+		if st&tlsengine.StatusHandshakeDone != 0 && !tc.established {
+			h.tlsEstablished(cs)
+		}
+		if len(p) > 0 {
+			var stop bool
+			out, closeAfter, stop = h.runTLSBatch(cs, ls, p, out)
+			if stop {
+				break
+			}
+		}
+		if st&(tlsengine.StatusWantSign|tlsengine.StatusWantVerify) != 0 {
+			if !h.startJob(cs, ls, st) {
+				out = e.AppendOutput(out) // the internal_error alert
+				closeAfter = true
+			} else if tc.job == nil { // done inline: go on stepping
+				out = e.AppendOutput(out)
+				continue
+			}
+			break
+		}
+		if st&tlsengine.StatusPeerClosed != 0 {
+			e.CloseNotify()
+			out = e.AppendOutput(out)
+			closeAfter = true
+			break
+		}
+		if st&tlsengine.StatusHasPlaintext == 0 {
+			break
+		}
+	}
+	ls.out = out
+	if closeAfter {
+		return consumed, true
+	}
+	return consumed, h.tlsOverLimit(cs, len(in)-consumed)
+}
+
+// runTLSBatch runs the commands in p (opened plaintext, cs.pending or the
+// loop's scratch) with their replies sealed into out, and keeps an
+// incomplete trailing command in cs.pending. stop reports that stepping
+// must not go on: the connection closes (closeAfter), or the batch stopped
+// at batchOutLimit (cs.needWake) with commands left in cs.pending.
+func (h *handler) runTLSBatch(cs *connState, ls *loopState, p, out []byte) (_ []byte, closeAfter, stop bool) {
+	e := cs.tls.eng
+	out, hdr := e.BeginRecord(out)
+	start := len(out)
+	n, out, closeAfter := h.runBatch(cs, ls, p, out)
+	out = h.sealReplies(cs, ls, out, hdr, start)
+	rest := p[n:]
+	switch {
+	case len(rest) == 0:
+		cs.pending = nil
+	case cs.pending != nil: // p is cs.pending: shift the rest down
+		cs.pending = cs.pending[:copy(cs.pending, rest)]
+	default:
+		cs.pending = append(make([]byte, 0, max(tlsPendingMin, len(rest))), rest...)
+	}
+	return out, closeAfter, closeAfter || cs.needWake
+}
+
+// sealReplies seals the replies out[start:] into records: the first one in
+// place behind the header BeginRecord reserved at hdr, the rest (replies
+// past MaxPlaintext) copied from the loop's spill buffer.
+func (h *handler) sealReplies(cs *connState, ls *loopState, out []byte, hdr, start int) []byte {
+	e := cs.tls.eng
+	body := len(out) - start
+	if body == 0 {
+		return out[:hdr]
+	}
+	max := e.MaxPlaintext()
+	if body > max {
+		ls.tls.spill = append(ls.tls.spill[:0], out[start+max:]...)
+		out = out[:start+max]
+	}
+	out, err := e.SealRecord(out, hdr)
+	if err == nil && body > max {
+		out, err = e.AppendRecords(out, ls.tls.spill)
+		if cap(ls.tls.spill) > loopOutKeep {
+			ls.tls.spill = nil
+		}
+	}
+	if err != nil {
+		h.s.log.Debug("tls seal failed", zap.Uint64("conn", cs.cl.id), zap.Error(err))
+	}
+	return out
+}
+
+// growPending makes room for at least one more record of plaintext behind
+// the command kept in p.
+func growPending(p []byte) []byte {
+	if cap(p)-len(p) >= tlsRecordRoom {
+		return p
+	}
+	n := make([]byte, len(p), 2*cap(p)+tlsRecordRoom)
+	copy(n, p)
+	return n
+}
+
+// tlsOverLimit applies client-query-buffer-limit to what a TLS connection
+// holds unparsed: its pending plaintext and the ciphertext left in the
+// transport.
+func (h *handler) tlsOverLimit(cs *connState, left int) bool {
+	q := int64(left + len(cs.pending))
+	if q != cs.pubQbuf {
+		cs.pubQbuf = q
+		cs.shared.qbuf.Store(q)
+	}
+	if q > h.s.cfg.queryBufLimit.Load() {
+		h.s.log.Warn("closing client that reached max query buffer length",
+			zap.Uint64("conn", cs.cl.id), zap.Int64("qbuf", q))
+		return true
+	}
+	return false
+}
+
+// tlsEstablished counts a completed handshake. owning loop only.
+func (h *handler) tlsEstablished(cs *connState) {
+	tc := cs.tls
+	t := h.s.tls
+	tc.established = true
+	if tc.inFlight {
+		tc.inFlight = false
+		t.stats.inFlight.Add(-1)
+	}
+	t.stats.completed.Add(1)
+	st := tc.eng.ConnectionState()
+	if st.DidResume {
+		t.stats.resumed.Add(1)
+	}
+	if st.VerifiedLeaf != nil {
+		t.stats.clientCerts.Add(1)
+		tc.subject = st.VerifiedLeaf.Subject.String()
+		cs.shared.tlsSubject.Store(&tc.subject)
+	}
+	if ce := h.s.log.Check(zap.DebugLevel, "tls handshake done"); ce != nil {
+		ce.Write(zap.Uint64("conn", cs.cl.id), zap.String("addr", cs.addr),
+			zap.String("version", tlsVersionName(st.Version)), zap.Uint16("suite", st.CipherSuite),
+			zap.Bool("resumed", st.DidResume))
+	}
+}
+
+// tlsFailed counts and logs a fatal TLS error. owning loop only.
+func (h *handler) tlsFailed(cs *connState, err error) {
+	t := h.s.tls
+	a := tlsengine.AlertInternalError
+	if ae, ok := err.(*tlsengine.AlertError); ok {
+		a = ae.Alert
+	}
+	if !cs.tls.established {
+		t.stats.failed.Add(1)
+		t.stats.byAlert[a].Add(1)
+		t.logFailure(cs.addr, err.Error(), a)
+		return
+	}
+	if ce := h.s.log.Check(zap.DebugLevel, "tls connection failed"); ce != nil {
+		ce.Write(zap.Uint64("conn", cs.cl.id), zap.String("addr", cs.addr), zap.Error(err))
+	}
+}
+
+// sweepTLS closes the loop's connections still handshaking after
+// tls-handshake-timeout. owning loop only.
+func (h *handler) sweepTLS(ls *loopState, now time.Time) {
+	t := h.s.tls
+	limit := time.Duration(t.handshakeTimeout.Load()) * time.Second
+	for _, cs := range ls.conns {
+		tc := cs.tls
+		if tc == nil || tc.established || now.Sub(tc.opened) < limit || cs.shared.killed.Swap(true) {
+			continue
+		}
+		t.stats.timeouts.Add(1)
+		t.stats.failed.Add(1)
+		t.logFailure(cs.addr, "handshake timeout", tlsengine.AlertCloseNotify)
+		cs.tc.Close()
+	}
+}
+
+// logFailure logs a failed handshake at most once per second, with the
+// number suppressed since the last line. any goroutine.
+func (t *tlsState) logFailure(addr, reason string, a tlsengine.Alert) {
+	if n, ok := t.logRL.allow(time.Now()); ok {
+		t.log.Warn("tls handshake failed", zap.String("addr", addr), zap.String("reason", reason),
+			zap.String("alert", a.String()), zap.Int64("suppressed", n))
+	}
+}
+
+// rateLimit lets one event through per second and counts the others.
+type rateLimit struct {
+	last       atomic.Int64 // unix second of the last event let through
+	suppressed atomic.Int64
+}
+
+func (r *rateLimit) allow(now time.Time) (suppressed int64, ok bool) {
+	sec := now.Unix()
+	last := r.last.Load()
+	if sec == last || !r.last.CompareAndSwap(last, sec) {
+		r.suppressed.Add(1)
+		return 0, false
+	}
+	return r.suppressed.Swap(0), true
+}
+
+// tlsVersionName is the version as Redis and OpenSSL name it.
+func tlsVersionName(v uint16) string {
+	switch v {
+	case tlsengine.VersionTLS12:
+		return "TLSv1.2"
+	case tlsengine.VersionTLS13:
+		return "TLSv1.3"
+	}
+	return "0x" + strconv.FormatUint(uint64(v), 16)
+}

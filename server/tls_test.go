@@ -1,0 +1,260 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+)
+
+// testPKI is a throwaway CA with server and client certificates on disk.
+type testPKI struct {
+	dir                  string
+	caKey                crypto.Signer
+	ca                   *x509.Certificate
+	caFile               string
+	certFile, keyFile    string // server, ECDSA P-256, localhost + 127.0.0.1
+	clientCert, clientKy string // client, CN "alice"
+	pool                 *x509.CertPool
+	serial               int64
+}
+
+func newTestPKI(t testing.TB) *testPKI {
+	t.Helper()
+	p := &testPKI{dir: t.TempDir(), serial: 1}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: "loopkv test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ca, _ = x509.ParseCertificate(der)
+	p.caKey = key
+	p.caFile = filepath.Join(p.dir, "ca.crt")
+	writeTestPEM(t, p.caFile, "CERTIFICATE", der)
+	p.pool = x509.NewCertPool()
+	p.pool.AddCert(p.ca)
+	p.certFile, p.keyFile = p.issue(t, "server", "localhost", nil)
+	p.clientCert, p.clientKy = p.issue(t, "client", "alice", nil)
+	return p
+}
+
+// issue writes a certificate signed by the CA and its key; key nil means a
+// new ECDSA P-256 key.
+func (p *testPKI) issue(t testing.TB, name, cn string, key crypto.Signer) (certFile, keyFile string) {
+	t.Helper()
+	if key == nil {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key = k
+	}
+	p.serial++
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: cn, Organization: []string{"loopkv"}},
+		DNSNames: []string{cn}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, key.Public(), p.caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile = filepath.Join(p.dir, name+".crt")
+	keyFile = filepath.Join(p.dir, name+".key")
+	writeTestPEM(t, certFile, "CERTIFICATE", der)
+	writeTestPEM(t, keyFile, "PRIVATE KEY", kd)
+	return certFile, keyFile
+}
+
+func (p *testPKI) clientPair(t testing.TB) tls.Certificate {
+	t.Helper()
+	c, err := tls.LoadX509KeyPair(p.clientCert, p.clientKy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func writeTestPEM(t testing.TB, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newRSAKey(t testing.TB) *rsa.PrivateKey {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// startTLSServer runs a server with a TLS port using the PKI's server
+// certificate unless opts names files.
+func startTLSServer(t testing.TB, p *testPKI, opts Options) *Server {
+	t.Helper()
+	if opts.TLS.Port == 0 {
+		opts.TLS.Port = freePort(t)
+	}
+	if opts.TLS.CertFiles == nil && opts.TLS.Config == nil {
+		opts.TLS.CertFiles, opts.TLS.KeyFiles = []string{p.certFile}, []string{p.keyFile}
+	}
+	s, _ := startServer(t, opts)
+	return s
+}
+
+func (p *testPKI) clientConfig() *tls.Config {
+	return &tls.Config{RootCAs: p.pool, ServerName: "localhost"}
+}
+
+func dialTLS(t testing.TB, addr string, cfg *tls.Config) *tls.Conn {
+	t.Helper()
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	c, err := tls.DialWithDialer(d, "tcp", addr, cfg)
+	if err != nil {
+		t.Fatalf("tls dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	return c
+}
+
+// tlsDo sends one command over c and reads one reply line.
+func tlsDo(t testing.TB, c net.Conn, r *bufio.Reader, args ...string) string {
+	t.Helper()
+	if _, err := c.Write([]byte(multibulk(args...))); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	s, err := readRaw(r)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return s
+}
+
+var goRedisTLSTests = []struct {
+	name       string
+	proto      int
+	clientCert bool
+	auth       string
+}{
+	{"RESP2", 2, false, "no"},
+	{"RESP3", 3, false, "no"},
+	{"RESP2/client-cert", 2, true, "yes"},
+	{"RESP3/client-cert", 3, true, "yes"},
+	{"RESP3/optional-without-cert", 3, false, "optional"},
+}
+
+func TestTLSGoRedis(t *testing.T) {
+	p := newTestPKI(t)
+	for _, tt := range goRedisTLSTests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := Options{TLS: TLSOptions{AuthClients: tt.auth, CACertFile: p.caFile}}
+			s := startTLSServer(t, p, opts)
+			cfg := p.clientConfig()
+			if tt.clientCert {
+				cfg.Certificates = []tls.Certificate{p.clientPair(t)}
+			}
+			rdb := redis.NewClient(&redis.Options{Addr: s.TLSAddr(), Protocol: tt.proto, TLSConfig: cfg, PoolSize: 4})
+			defer rdb.Close()
+			ctx := context.Background()
+			if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
+				t.Fatalf("SET: %v", err)
+			}
+			if v, err := rdb.Get(ctx, "k").Result(); err != nil || v != "v" {
+				t.Fatalf("GET = %q, %v; want v", v, err)
+			}
+			// A value larger than one record each way, pipelined.
+			big := strings.Repeat("x", 100<<10)
+			pipe := rdb.Pipeline()
+			for i := range 20 {
+				pipe.Set(ctx, "big"+string(rune('a'+i)), big, 0)
+				pipe.Get(ctx, "big"+string(rune('a'+i)))
+			}
+			cmds, err := pipe.Exec(ctx)
+			if err != nil {
+				t.Fatalf("pipeline: %v", err)
+			}
+			for i, c := range cmds {
+				if g, ok := c.(*redis.StringCmd); ok && g.Val() != big {
+					t.Fatalf("#%d: GET returned %d bytes, want %d", i, len(g.Val()), len(big))
+				}
+			}
+			if tt.clientCert {
+				list, err := rdb.ClientList(ctx).Result()
+				if err != nil || !strings.Contains(list, "tls-peer-subject=CN=alice,O=loopkv") {
+					t.Errorf("CLIENT LIST = %q, %v; want tls-peer-subject=CN=alice,O=loopkv", list, err)
+				}
+			}
+		})
+	}
+}
+
+// TestTLSSessionResumption checks that a ticket from one connection
+// resumes on the next, counted in INFO.
+func TestTLSSessionResumption(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{})
+	cfg := p.clientConfig()
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	for i := range 2 {
+		c := dialTLS(t, s.TLSAddr(), cfg)
+		r := bufio.NewReader(c)
+		if got := tlsDo(t, c, r, "PING"); got != "+PONG\r\n" {
+			t.Fatalf("#%d: PING = %q", i, got)
+		}
+		if got := c.ConnectionState().DidResume; got != (i == 1) {
+			t.Errorf("#%d: DidResume = %v, want %v", i, got, i == 1)
+		}
+		c.Close()
+	}
+	if n := s.tls.stats.resumed.Load(); n != 1 {
+		t.Errorf("tls_resumptions = %d, want 1", n)
+	}
+}
+
+func TestTLSPlainAndTLSShareLoops(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Logger: zap.NewNop()})
+	rc := dialRaw(t, s.Addr())
+	if got := rc.do("SET", "shared", "1"); got != "+OK\r\n" {
+		t.Fatalf("plain SET = %q", got)
+	}
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	if got := tlsDo(t, c, bufio.NewReader(c), "GET", "shared"); got != "$1\r\n1\r\n" {
+		t.Fatalf("TLS GET = %q", got)
+	}
+}
