@@ -71,13 +71,9 @@ func run(args []string) error {
 	}
 	defer func() { _ = log.Sync() }()
 	opts.Logger, opts.Level = log, &level
-	if cfg["tls-port"] != "0" || cfg["dev-tls-dir"] != "" {
-		log.Info("TLS flags accepted; TLS serving is not wired yet",
-			zap.String("tls-port", cfg["tls-port"]), zap.String("dev-tls-dir", cfg["dev-tls-dir"]))
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	return server.Run(ctx, opts)
+	return serve(ctx, cfg, opts) // tls.go: SIGHUP reloads TLS
 }
 
 // loadSettings merges the defaults, the config file named by the first
@@ -97,6 +93,12 @@ func loadSettings(args []string) (settings, string, error) {
 	fs := flag.NewFlagSet("loopkv", flag.ContinueOnError)
 	flagVals := map[string]*string{}
 	for _, name := range sortedKeys(defaults) {
+		if repeatable[name] { // tls.go
+			v := cfg[name]
+			flagVals[name] = &v
+			fs.Var(&multiFlag{v: &v}, name, "redis.conf "+name+" (repeatable)")
+			continue
+		}
 		flagVals[name] = fs.String(name, cfg[name], "redis.conf "+name)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -121,9 +123,15 @@ func loadConfigFile(path string, cfg settings) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	seen := map[string]bool{} // repeatable directives add lines (tls.go)
 	for _, d := range dirs {
 		if _, ok := defaults[d.name]; ok {
-			cfg[d.name] = strings.Join(d.args, " ")
+			v := strings.Join(d.args, " ")
+			if repeatable[d.name] && seen[d.name] {
+				v = cfg[d.name] + "\n" + v
+			}
+			seen[d.name] = true
+			cfg[d.name] = v
 			continue
 		}
 		if !ignored[d.name] {
@@ -182,6 +190,12 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	if o.Engine != "gnet" && o.Engine != "netpoll" {
 		errs = append(errs, fmt.Errorf("engine: must be gnet or netpoll: %q", cfg["engine"]))
 	}
+	if o.Port == 0 {
+		o.Port = -1 // port 0: no plaintext listener (TLS only), as in Redis
+	}
+	var tlsErrs []error
+	o.TLS, tlsErrs = buildTLSOptions(cfg, num)
+	errs = append(errs, tlsErrs...)
 	o.LogLevel = strings.ToLower(cfg["loglevel"])
 	lvl, ok := server.ZapLevel(o.LogLevel)
 	if !ok {

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopkv/loopkv/server"
+)
+
+// tlsDefaults are the TLS settings, named as Redis names them.
+// tls-cert-file and tls-key-file may repeat (pairs: the first pair is the
+// default certificate, the others are chosen by SNI); tls-auth-clients ""
+// means yes with a CA configured and no without.
+var tlsDefaults = settings{
+	"tls-cert-file": "", "tls-key-file": "", "tls-key-file-pass": "", "tls-ca-cert-file": "",
+	"tls-ca-cert-dir": "", "tls-auth-clients": "", "tls-protocols": "TLSv1.2 TLSv1.3",
+	"tls-ciphersuites": "", "tls-ciphers": "", "tls-groups": "", "tls-session-caching": "yes",
+	"tls-session-cache-timeout": "300", "tls-handshake-timeout": "10", "tls-max-handshakes": "1024",
+}
+
+func init() {
+	for k, v := range tlsDefaults {
+		defaults[k] = v
+	}
+}
+
+// repeatable settings keep every value given, one per line.
+var repeatable = map[string]bool{"tls-cert-file": true, "tls-key-file": true}
+
+// devTLSPort is the TLS port of --dev-tls-dir when --tls-port is not given.
+const devTLSPort = 6380
+
+// multiFlag is a repeatable flag: each use on the command line adds a
+// line; the first use replaces the config file's values.
+type multiFlag struct {
+	v   *string
+	set bool
+}
+
+func (m *multiFlag) String() string {
+	if m == nil || m.v == nil {
+		return ""
+	}
+	return *m.v
+}
+
+func (m *multiFlag) Set(s string) error {
+	if !m.set {
+		*m.v, m.set = s, true
+		return nil
+	}
+	*m.v += "\n" + s
+	return nil
+}
+
+// lines splits a repeatable setting; "" gives none.
+func lines(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, "\n")
+}
+
+// buildTLSOptions turns the tls-* settings into server.TLSOptions.
+func buildTLSOptions(cfg settings, num func(string) int) (server.TLSOptions, []error) {
+	var errs []error
+	o := server.TLSOptions{
+		Port:                num("tls-port"),
+		CertFiles:           lines(cfg["tls-cert-file"]),
+		KeyFiles:            lines(cfg["tls-key-file"]),
+		KeyFilePass:         cfg["tls-key-file-pass"],
+		CACertFile:          cfg["tls-ca-cert-file"],
+		CACertDir:           cfg["tls-ca-cert-dir"],
+		AuthClients:         strings.ToLower(cfg["tls-auth-clients"]),
+		Protocols:           cfg["tls-protocols"],
+		Ciphersuites:        cfg["tls-ciphersuites"],
+		Ciphers:             cfg["tls-ciphers"],
+		Groups:              cfg["tls-groups"],
+		SessionCaching:      strings.ToLower(cfg["tls-session-caching"]),
+		SessionCacheTimeout: num("tls-session-cache-timeout"),
+		HandshakeTimeout:    num("tls-handshake-timeout"),
+		MaxHandshakes:       num("tls-max-handshakes"),
+	}
+	if len(o.CertFiles) != len(o.KeyFiles) {
+		errs = append(errs, fmt.Errorf("tls-cert-file and tls-key-file must come in pairs: %d certificates, %d keys",
+			len(o.CertFiles), len(o.KeyFiles)))
+	}
+	if o.Port != 0 && len(o.CertFiles) == 0 && cfg["dev-tls-dir"] == "" {
+		errs = append(errs, errors.New("tls-port needs tls-cert-file and tls-key-file (or --dev-tls-dir)"))
+	}
+	return o, errs
+}
+
+// devTLS applies --dev-tls-dir: with no certificate given it generates (or
+// reuses) a development CA and server certificate there and turns the TLS
+// port on (6380 unless --tls-port names one).
+func devTLS(cfg settings, opts *server.Options) error {
+	dir := cfg["dev-tls-dir"]
+	if dir == "" || len(opts.TLS.CertFiles) > 0 {
+		return nil
+	}
+	f, err := ensureDevTLS(dir)
+	if err != nil {
+		return fmt.Errorf("dev-tls-dir: %w", err)
+	}
+	opts.TLS.CertFiles, opts.TLS.KeyFiles = []string{f.Cert}, []string{f.Key}
+	if opts.TLS.Port == 0 {
+		opts.TLS.Port = devTLSPort
+	}
+	return nil
+}
+
+// serve runs the server until ctx ends or it stops by itself. SIGHUP
+// reloads the TLS certificates, keys and CAs; with --dev-tls-dir it
+// prints how to connect.
+func serve(ctx context.Context, cfg settings, opts server.Options) error {
+	if err := devTLS(cfg, &opts); err != nil {
+		return err
+	}
+	s := server.New(opts)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			_ = s.ReloadTLS() // logs its own outcome
+		}
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-s.Ready():
+		if opts.TLS.Port != 0 && cfg["dev-tls-dir"] != "" {
+			fmt.Printf("loopkv: TLS on %s; connect with: redis-cli --tls --cacert %s -p %d ping\n",
+				s.TLSAddr(), filepath.Join(cfg["dev-tls-dir"], "ca.crt"), opts.TLS.Port)
+		}
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(sctx); err != nil {
+		return err
+	}
+	return <-errc
+}
