@@ -82,9 +82,17 @@ func TestDaemonExitsCleanlyOnSIGTERMAndShutdown(t *testing.T) {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
+		tl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tlsPort := tl.Addr().(*net.TCPAddr).Port
+		tl.Close()
+		dev := t.TempDir()
 		done := make(chan error, 1)
 		go func() {
-			done <- run([]string{"--port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning", "--dev-tls-dir", ".dev"})
+			done <- run([]string{"--port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning",
+				"--dev-tls-dir", dev, "--tls-port", fmt.Sprint(tlsPort)})
 		}()
 		var c net.Conn
 		for i := 0; i < 200 && c == nil; i++ {
