@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -52,11 +53,13 @@ import (
 //     goroutine first waits for the connection's running batch (and its
 //     Flush) to finish.
 type netpollTransport struct {
+	tlsAddr string // a second listener on the same pollers and loops; "" for none
+
 	// immutable after serve starts
 	h     connHandler
 	log   *zap.Logger
 	loops []*netpollLoop
-	evl   netpoll.EventLoop
+	evls  []netpoll.EventLoop // one per listener
 
 	next     atomic.Uint32 // round-robin loop assignment
 	open     sync.Map      // *netpollConn -> struct{}: connections admitted and not yet forgotten
@@ -143,34 +146,49 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 		l.ls = h.newLoop(netpollLoopRef{t: t, l: l})
 		t.loops[i] = l
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
+	var lns []net.Listener
+	for _, a := range []string{addr, t.tlsAddr} {
+		if a == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return err
+		}
+		lns = append(lns, ln)
 	}
-	evl, err := netpoll.NewEventLoop(t.onRequest,
-		netpoll.WithOnConnect(t.onConnect),
-		// netpoll's "idle timeout" is TCP keepalive; loopkv's timeout
-		// setting is applied by the handler's tick, as with gnet.
-		netpoll.WithIdleTimeout(300*time.Second),
-	)
-	if err != nil {
-		ln.Close()
-		return err
+	// One EventLoop per listener, all with the same callbacks: the
+	// handler tells a TLS connection by its local address.
+	evls := make([]netpoll.EventLoop, len(lns))
+	for i := range lns {
+		evls[i], _ = netpoll.NewEventLoop(t.onRequest, // never fails in v0.7.2
+			netpoll.WithOnConnect(t.onConnect),
+			// netpoll's "idle timeout" is TCP keepalive; loopkv's timeout
+			// setting is applied by the handler's tick, as with gnet.
+			netpoll.WithIdleTimeout(300*time.Second),
+		)
 	}
 	t.mu.Lock()
-	t.evl, t.started = evl, true
+	t.evls, t.started = evls, true
 	t.mu.Unlock()
 	go t.ticker()
-	errc := make(chan error, 1)
-	go func() { errc <- evl.Serve(ln) }()
-	ready()
-	err = <-errc
-	if t.stopping.Load() {
-		<-t.stopped // Serve returns as Shutdown begins; wait for its end
-		return nil
+	errc := make(chan error, len(lns))
+	for i := range lns {
+		go func() { errc <- evls[i].Serve(lns[i]) }()
 	}
-	t.stopTicker()
-	return err
+	ready()
+	err := <-errc
+	if !t.stopping.Load() { // a listener failed: stop the others
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = t.stop(ctx)
+		return err
+	}
+	<-t.stopped // Serve returns as Shutdown begins; wait for its end
+	return nil
 }
 
 // stop closes the listener and lets netpoll close idle connections and
@@ -180,14 +198,18 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 // handler to forget every connection.
 func (t *netpollTransport) stop(ctx context.Context) error {
 	t.mu.Lock()
-	evl, started := t.evl, t.started
+	evls, started := t.evls, t.started
 	t.mu.Unlock()
 	if !started || !t.stopping.CompareAndSwap(false, true) {
 		return nil
 	}
 	defer close(t.stopped)
 	defer t.stopTicker()
-	err := evl.Shutdown(ctx)
+	var errs []error
+	for _, evl := range evls {
+		errs = append(errs, evl.Shutdown(ctx))
+	}
+	err := errors.Join(errs...)
 	t.open.Range(func(k, _ any) bool {
 		if pc := k.(*netpollConn); err != nil {
 			_ = pc.c.Close()

@@ -108,25 +108,6 @@ func TestNetpollParkedFlushDoesNotStallItsLoop(t *testing.T) {
 	}
 }
 
-// Replies past batchOutLimit continue after a Wake, in order.
-func TestNetpollPipelinePastBatchLimitContinuesAfterWake(t *testing.T) {
-	s, _ := startServer(t, Options{Engine: "netpoll"})
-	rc := dialRaw(t, s.Addr())
-	const n, size = 1200, 4 << 10 // 4.8 MiB of replies: several batches
-	val := strings.Repeat("w", size)
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		b.WriteString(multibulk("ECHO", fmt.Sprintf("%06d%s", i, val)))
-	}
-	go func() { _, _ = io.WriteString(rc.c, b.String()) }()
-	for i := 0; i < n; i++ {
-		want := fmt.Sprintf("$%d\r\n%06d%s\r\n", size+6, i, val)
-		if got := rc.reply(); got != want {
-			t.Fatalf("#%d: got %.40q, want %.40q", i, got, want)
-		}
-	}
-}
-
 // CLIENT KILL reaches a client whose Flush is parked.
 func TestNetpollClientKillClosesParkedClient(t *testing.T) {
 	s, _ := startServer(t, Options{Engine: "netpoll"})
