@@ -142,11 +142,7 @@ func (s *Server) Serve() error {
 	case "gnet":
 		tr = &gnetTransport{tlsAddr: s.TLSAddr()}
 	case "netpoll":
-		if s.tls != nil {
-			s.trMu.Unlock()
-			return errors.New("server: TLS needs the gnet engine")
-		}
-		tr = &netpollTransport{}
+		tr = &netpollTransport{tlsAddr: s.TLSAddr()}
 	default:
 		s.trMu.Unlock()
 		return fmt.Errorf("server: unknown engine %q (want gnet or netpoll)", s.opts.Engine)
