@@ -3,7 +3,11 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,8 +19,9 @@ var engines = []string{"netpoll"}
 
 // engineSuite is every test that talks to a real server through
 // startServer: go-redis, redis-cli, redis-benchmark, bad input, slow
-// clients, limits, idle timeout and graceful shutdown. A new test that
-// starts a server belongs here (and TLS ones too, once the listener exists).
+// clients, limits, idle timeout, graceful shutdown and TLS. A new test that
+// starts a server belongs here; TestEngineSuiteListsEveryServerTest fails
+// until it is.
 var engineSuite = []struct {
 	name string
 	fn   func(*testing.T)
@@ -30,6 +35,7 @@ var engineSuite = []struct {
 	{"OutputBufferLimitClosesSlowReader", TestOutputBufferLimitClosesSlowReader},
 	{"IdleTimeoutClosesOnlyIdleClients", TestIdleTimeoutClosesOnlyIdleClients},
 	{"ShutdownDeliversInFlightRepliesAndStops", TestShutdownDeliversInFlightRepliesAndStops},
+	{"BatchPastOutputLimitContinuesAfterWake", TestBatchPastOutputLimitContinuesAfterWake},
 	{"RedisCLI", TestRedisCLI},
 	{"RedisBenchmarkSmoke", TestRedisBenchmarkSmoke},
 	{"ConnectionCommandsMatchRedis", TestConnectionCommandsMatchRedis},
@@ -42,6 +48,10 @@ var engineSuite = []struct {
 	{"GoRedisSelectsDatabase", TestGoRedisSelectsDatabase},
 	{"GoRedisClientListAndKill", TestGoRedisClientListAndKill},
 	{"GoRedisInfoParses", TestGoRedisInfoParses},
+	{"ACLUsersFileOverTheWire", TestACLUsersFileOverTheWire},
+	{"TLSGoRedis", TestTLSGoRedis},
+	{"TLSSessionResumption", TestTLSSessionResumption},
+	{"TLSPlainAndTLSShareLoops", TestTLSPlainAndTLSShareLoops},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer
@@ -57,6 +67,53 @@ func TestIntegrationSuiteOnEveryEngine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serverStarters are the helpers whose callers run on a real server.
+var serverStarters = map[string]bool{"startServer": true, "startTLSServer": true}
+
+func TestEngineSuiteListsEveryServerTest(t *testing.T) {
+	listed := map[string]bool{}
+	for _, tt := range engineSuite {
+		listed["Test"+tt.name] = true
+	}
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if name == "engines_test.go" || name == "transport_netpoll_test.go" || name == "helpers_test.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Body == nil || !callsStarter(fn.Body) {
+				continue
+			}
+			if !listed[fn.Name.Name] {
+				t.Errorf("%s: %s starts a server but is not in engineSuite", name, fn.Name.Name)
+			}
+		}
+	}
+}
+
+// callsStarter reports whether body calls one of serverStarters.
+func callsStarter(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && serverStarters[id.Name] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // BenchmarkEngineRoundTrip times one pipelined round trip of GETs over
