@@ -45,13 +45,24 @@ import (
 //     only after releasing the loop mutex, so a parked Flush stalls its own
 //     connection only (its per-connection mutex stays held, which is what
 //     keeps its replies in order). While parked, netpoll keeps reading the
-//     peer's input with no back-pressure; the ticker closes a connection
-//     whose parked output plus unread input exceeds the output buffer limit.
+//     peer's input with no back-pressure (no pause-read, netpoll#422); the
+//     ticker closes a connection whose parked output plus unread input
+//     exceeds the output (or query) buffer limit (checkParked).
 //   - Wake. netpoll has none: Wake runs the handler again on a goroutine
-//     (or in the running one, if the connection is being served).
+//     (or in the running one, if the connection is being served). Only
+//     netpoll's onRequest goroutine reads netpoll's buffer; a Wake batch
+//     runs the tail alone, and newer bytes wait for onRequest.
 //   - Close. netpoll's Close drops unsent output, so Close from another
-//     goroutine first waits for the connection's running batch (and its
-//     Flush) to finish.
+//     goroutine first waits for the connection's running batch and its
+//     Flush, unless that Flush stays parked (a peer that does not read).
+//   - Listeners. One netpoll EventLoop per listener (plaintext, TLS), all
+//     on the same pollers, loops and callbacks; the handler tells a TLS
+//     connection by its local address, as with gnet.
+//   - Costs. Each wake-up of an idle connection allocates netpoll's task
+//     closure (connection_onevent.go onProcess) and may start a gopool
+//     goroutine; loopkv's own path allocates nothing per batch. Each
+//     connection holds netpoll's input and output LinkBuffers from accept
+//     on, so idle connections do hold buffers under this engine.
 type netpollTransport struct {
 	tlsAddr string // a second listener on the same pollers and loops; "" for none
 
