@@ -130,10 +130,11 @@ type tlsState struct {
 	cfg atomic.Pointer[tlsengine.Config]
 
 	// settings as CONFIG GET reports them; reloads read them
-	mu       sync.Mutex
-	opts     TLSOptions
-	reloadMu sync.Mutex // serialises reloads
-	lastErr  atomic.Pointer[string]
+	mu        sync.Mutex
+	opts      TLSOptions
+	reloadDue bool       // a CONFIG SET reload is scheduled
+	reloadMu  sync.Mutex // serialises reloads
+	lastErr   atomic.Pointer[string]
 
 	// limits CONFIG SET may change
 	handshakeTimeout atomic.Int64 // seconds

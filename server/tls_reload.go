@@ -307,10 +307,22 @@ func (s *Server) ReloadTLS() error {
 // configuration, is logged and shows in INFO tls_last_reload_error).
 func (t *tlsState) setTLSOption(change func(o *TLSOptions)) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	change(&t.opts)
-	t.mu.Unlock()
-	go func() { _ = t.reload("config set") }()
+	if !t.reloadDue {
+		// The other settings of the same CONFIG SET land in this reload.
+		t.reloadDue = true
+		time.AfterFunc(configReloadDelay, func() {
+			t.mu.Lock()
+			t.reloadDue = false
+			t.mu.Unlock()
+			_ = t.reload("config set")
+		})
+	}
 }
+
+// configReloadDelay gathers the settings of one CONFIG SET into one reload.
+const configReloadDelay = 20 * time.Millisecond
 
 // options returns a copy of the current settings.
 func (t *tlsState) options() TLSOptions {

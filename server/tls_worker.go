@@ -26,6 +26,7 @@ var errWorkersBusy = errors.New("server: TLS worker queue full")
 type tlsPool struct {
 	jobs  chan *tlsJob
 	depth atomic.Int64 // jobs queued or running
+	ran   atomic.Int64 // jobs done, for tests
 	wg    sync.WaitGroup
 	once  sync.Once
 }
@@ -67,6 +68,7 @@ func (p *tlsPool) work() {
 	for j := range p.jobs {
 		if !j.abandoned.Load() {
 			j.run()
+			p.ran.Add(1)
 		}
 		p.depth.Add(-1)
 		j.done.Store(true)
