@@ -281,6 +281,9 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	}
 	consumed, closeAfter := 0, false
 	out := ls.out
+	if ls.tls.plain == nil {
+		ls.tls.plain = make([]byte, 0, tlsPlainCap)
+	}
 	for {
 		dst := ls.tls.plain[:0]
 		if cs.pending != nil {

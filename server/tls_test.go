@@ -258,3 +258,94 @@ func TestTLSPlainAndTLSShareLoops(t *testing.T) {
 		t.Fatalf("TLS GET = %q", got)
 	}
 }
+
+// embeddedTLSPipeline is a batch of SET and GET, as the allocation gate
+// and the benchmarks send it.
+func embeddedTLSPipeline(n int) (req []byte, want string) {
+	for i := range n {
+		if i%2 == 0 {
+			req = append(req, multibulk("SET", "key", "value")...)
+			want += "+OK\r\n"
+		} else {
+			req = append(req, multibulk("GET", "key")...)
+			want += "$5\r\nvalue\r\n"
+		}
+	}
+	return req, want
+}
+
+// TestTLSEmbeddedSteadyStateAllocatesNothing is the allocation gate: a
+// pipeline sealed by the client, opened, run and answered by the server
+// and opened again costs no allocation, at 1 and at 100 commands a batch.
+func TestTLSEmbeddedSteadyStateAllocatesNothing(t *testing.T) {
+	e, cl, err := NewEmbeddedTLS(Options{Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 100} {
+		req, want := embeddedTLSPipeline(n)
+		in := make([]byte, 0, len(req)+1024)
+		var got []byte
+		step := func() {
+			in = cl.Seal(in[:0], req)
+			out := e.Feed(in)
+			got, err = cl.Open(got[:0], out)
+		}
+		step()
+		if err != nil || string(got) != want {
+			t.Fatalf("batch %d: replies %q, %v; want %q", n, got, err, want)
+		}
+		if a := testing.AllocsPerRun(200, step); a != 0 {
+			t.Errorf("batch %d: %.1f allocations per batch, want 0", n, a)
+		}
+	}
+}
+
+// TestTLSEmbeddedCommandSplitAcrossRecords cuts a pipeline into records at
+// every offset, so that commands straddle records, and checks the replies.
+func TestTLSEmbeddedCommandSplitAcrossRecords(t *testing.T) {
+	e, cl, err := NewEmbeddedTLS(Options{Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, want := embeddedTLSPipeline(6)
+	for cut := 1; cut < len(req); cut += 3 {
+		var got []byte
+		for off := 0; off < len(req); off += cut {
+			rec := cl.Seal(nil, req[off:min(off+cut, len(req))])
+			// Feed each record in two pieces: a partial record stays in the transport.
+			half := len(rec) / 2
+			got, err = cl.Open(got, e.Feed(rec[:half]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err = cl.Open(got, e.Feed(rec[half:]))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(got) != want {
+			t.Fatalf("cut %d: replies %q, want %q", cut, got, want)
+		}
+		if e.cs.pending != nil {
+			t.Fatalf("cut %d: pending kept %d bytes after the last command", cut, len(e.cs.pending))
+		}
+	}
+}
+
+// TestTLSEmbeddedLargeReplySpansRecords reads a 100 KiB value back: the
+// reply is sealed as several records of at most 16 KiB.
+func TestTLSEmbeddedLargeReplySpansRecords(t *testing.T) {
+	e, cl, err := NewEmbeddedTLS(Options{Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("v", 100<<10)
+	got, err := cl.Open(nil, e.Feed(cl.Seal(nil, []byte(multibulk("SET", "big", big)+multibulk("GET", "big")))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "+OK\r\n$102400\r\n" + big + "\r\n"; string(got) != want {
+		t.Fatalf("got %d bytes, want %d", len(got), len(want))
+	}
+}
