@@ -195,6 +195,7 @@ func (h *handler) flush(cs *connState, ls *loopState) bool {
 	if len(ls.out) > 0 {
 		// A TLS connection's ls.out is sealed already (onDataTLS).
 		if err := cs.tc.Write(ls.out); err != nil {
+			ls.out = ls.out[:0] // the next connection of this loop starts empty
 			return true
 		}
 	}

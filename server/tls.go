@@ -280,7 +280,7 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 		h.finishJob(cs)
 	}
 	consumed, closeAfter := 0, false
-	out := ls.out
+	out := ls.out[:0]
 	if ls.tls.plain == nil {
 		ls.tls.plain = make([]byte, 0, tlsPlainCap)
 	}

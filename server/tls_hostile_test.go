@@ -263,3 +263,24 @@ func TestTLSAuthClientsYesRefusesWithTheRightAlert(t *testing.T) {
 		t.Errorf("unknown_ca failures = %d, want 1", n)
 	}
 }
+
+// The TLS tests that start a server also run on every engine
+// (engines_test.go).
+func init() {
+	engineSuite = append(engineSuite, []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"TLSHostileHellosGetAnAlert", TestTLSHostileHellosGetAnAlert},
+		{"TLSSlowClientsHitHandshakeTimeout", TestTLSSlowClientsHitHandshakeTimeout},
+		{"TLSMaxHandshakesRefusesBeyondLimit", TestTLSMaxHandshakesRefusesBeyondLimit},
+		{"TLSAuthClientsYesRefusesWithTheRightAlert", TestTLSAuthClientsYesRefusesWithTheRightAlert},
+		{"TLSRedisCLI", TestTLSRedisCLI},
+		{"TLSOpenSSLSClient", TestTLSOpenSSLSClient},
+		{"TLSRedisBenchmarkSmoke", TestTLSRedisBenchmarkSmoke},
+		{"TLSReloadUnderLoad", TestTLSReloadUnderLoad},
+		{"TLSRSAUsesWorkerPool", TestTLSRSAUsesWorkerPool},
+		{"TLSInfoSection", TestTLSInfoSection},
+		{"TLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean", TestTLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean},
+	}...)
+}

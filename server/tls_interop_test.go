@@ -130,6 +130,7 @@ func TestTLSReloadUnderLoad(t *testing.T) {
 	var stop atomic.Bool
 	var ops, fails atomic.Int64
 	var wg sync.WaitGroup
+	t.Cleanup(func() { stop.Store(true); wg.Wait() })
 	for w := range 4 {
 		wg.Add(1)
 		go func() {

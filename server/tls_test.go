@@ -349,3 +349,24 @@ func TestTLSEmbeddedLargeReplySpansRecords(t *testing.T) {
 		t.Fatalf("got %d bytes, want %d", len(got), len(want))
 	}
 }
+
+// TestTLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean closes clients
+// right after their handshake, so that the server's session ticket meets
+// a closed socket, and checks that the loop's next handshake is not
+// polluted by the unsent bytes.
+func TestTLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Loops: 1})
+	for i := range 20 {
+		c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+		if tc, ok := c.NetConn().(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // RST: the ticket write fails
+		}
+		c.Close()
+		c = dialTLS(t, s.TLSAddr(), p.clientConfig())
+		if got := tlsDo(t, c, bufio.NewReader(c), "PING"); got != "+PONG\r\n" {
+			t.Fatalf("#%d: PING = %q", i, got)
+		}
+		c.Close()
+	}
+}
