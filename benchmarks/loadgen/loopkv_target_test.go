@@ -19,10 +19,20 @@ func init() {
 // Pid is 0: the process's CPU and memory are the load generator's too.
 func startLoopkv(t *testing.T, tlsOn bool) Target {
 	t.Helper()
+	opts := server.Options{Bind: "127.0.0.1", Port: freePort(t), Loops: 2}
+	var tg Target
 	if tlsOn {
-		t.Skip("loopkv's server has no TLS listener yet")
+		f, err := WriteCerts(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Port = -1 // TLS only, as the redis-server target
+		opts.TLS = server.TLSOptions{Port: freePort(t), CertFiles: []string{f.Cert}, KeyFiles: []string{f.Key}}
+		if tg.TLS, err = ClientTLS(f.CA, "localhost", false, 0, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
-	s := server.New(server.Options{Bind: "127.0.0.1", Port: freePort(t), Loops: 2})
+	s := server.New(opts)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve() }()
 	select {
@@ -39,7 +49,10 @@ func startLoopkv(t *testing.T, tlsOn bool) Target {
 			t.Errorf("loopkv Stop: %v", err)
 		}
 	})
-	tg := Target{Addr: s.Addr()}
+	tg.Addr = s.Addr()
+	if tlsOn {
+		tg.Addr = s.TLSAddr()
+	}
 	waitReady(t, tg)
 	return tg
 }
