@@ -106,6 +106,11 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 		s.stats.rejectedConns.Add(1)
 		return nil, rejectMaxClients
 	}
+	if reject := s.protectedOpen(tc); reject != nil { // protected.go
+		s.connected.Add(-1)
+		s.stats.rejectedConns.Add(1)
+		return nil, reject
+	}
 	s.stats.totalConns.Add(1)
 	now := nowMs()
 	cs := &connState{tc: tc, ls: ls, created: now, addr: addrString(tc.RemoteAddr()),

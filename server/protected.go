@@ -4,6 +4,8 @@ import (
 	"net"
 	"strings"
 	"sync/atomic"
+
+	"github.com/loopkv/loopkv/tlsengine"
 )
 
 // Protected mode, as Redis has it (protected-mode yes, the default). While
@@ -20,9 +22,14 @@ import (
 // accept all of 127.0.0.0/8, as loopkv does: every such address is the
 // loopback interface.
 //
-// TLS: Redis runs the check once the TLS handshake is done; a transport
-// that verifies client certificates calls protectedRejects after the
-// handshake with certVerified set, instead of relying on onOpen's check.
+// TLS: Redis runs the check once the TLS handshake is done and sends
+// DENIED inside the session. Here protectedOpen runs at accept: a remote
+// client on the TLS port is let through only when tls-auth-clients is yes
+// (any client that finishes the handshake has a verified certificate);
+// otherwise it is refused with a plaintext access_denied alert before the
+// handshake. A check after the handshake (protectedRejects with
+// certVerified) would also admit "optional" clients that show a
+// certificate and word the refusal as Redis does.
 
 // rejectProtected is Redis 7.0's DENIED reply (networking.c,
 // clientAcceptHandler), byte for byte as redis-server 7.0.15 sends it.
@@ -50,6 +57,32 @@ type protectedConfig struct {
 
 func (p *protectedConfig) load(o Options) {
 	p.on.Store(!strings.EqualFold(o.ProtectedMode, "no"))
+}
+
+// protectedOpen returns the bytes that refuse a new connection under
+// protected mode, or nil to admit it. owning loop only.
+func (s *Server) protectedOpen(tc transportConn) []byte {
+	if !s.protectedRejects(tc.RemoteAddr(), false) {
+		return nil
+	}
+	if !s.tls.isTLSAddr(tc.LocalAddr()) {
+		return rejectProtected
+	}
+	if s.tls.requiresClientCert() {
+		return nil
+	}
+	return alertAccessDenied
+}
+
+// alertAccessDenied is a plaintext fatal access_denied alert record (RFC
+// 8446, Section 6.2), sent to a TLS client that protected mode refuses.
+var alertAccessDenied = []byte{21, 3, 3, 0, 2, 2, byte(tlsengine.AlertAccessDenied)}
+
+// requiresClientCert reports whether tls-auth-clients is yes.
+func (t *tlsState) requiresClientCert() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.opts.AuthClients == "yes"
 }
 
 // protectedRejects reports whether protected mode refuses a client at
