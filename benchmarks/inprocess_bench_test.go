@@ -77,3 +77,47 @@ func BenchmarkNetwork(b *testing.B) {
 		}
 	}
 }
+
+// newEmbeddedTLS is newEmbedded behind TLS 1.3: the client seals, the
+// server opens, runs, seals, and the client opens the replies.
+func newEmbeddedTLS(tb testing.TB) (*server.Embedded, *server.EmbeddedTLSClient) {
+	e, cl, err := server.NewEmbeddedTLS(server.Options{Logger: zap.NewNop()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, c := range preload {
+		out, err := cl.Open(nil, e.Feed(cl.Seal(nil, encode(c))))
+		if err != nil || !bytes.Equal(out, []byte("+OK\r\n")) {
+			tb.Fatalf("preload %q: %q, %v", c, out, err)
+		}
+	}
+	return e, cl
+}
+
+// BenchmarkNetworkTLS is BenchmarkNetwork over TLS 1.3 (AES-128-GCM): each
+// op seals batch commands as the client (one record), feeds them, and
+// opens the replies as the client; the client's share is included.
+func BenchmarkNetworkTLS(b *testing.B) {
+	for _, nc := range networkCommands {
+		for _, batch := range []int{1, 100} {
+			b.Run(fmt.Sprintf("%s/batch=%d", nc.name, batch), func(b *testing.B) {
+				e, cl := newEmbeddedTLS(b)
+				req := bytes.Repeat(encode(nc.cmd), batch)
+				in := make([]byte, 0, len(req)+1024)
+				var plain []byte
+				in = cl.Seal(in[:0], req)
+				plain, err := cl.Open(plain[:0], e.Feed(in))
+				if err != nil || bytes.HasPrefix(plain, []byte("-")) {
+					b.Fatalf("%s: %q, %v", nc.cmd, plain, err)
+				}
+				b.SetBytes(int64(len(req)))
+				b.ReportAllocs()
+				for b.Loop() {
+					in = cl.Seal(in[:0], req)
+					plain, _ = cl.Open(plain[:0], e.Feed(in))
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/cmd")
+			})
+		}
+	}
+}
