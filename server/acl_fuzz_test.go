@@ -37,6 +37,11 @@ func FuzzACLSetUser(f *testing.F) {
 			}
 			desc := p.describe()
 			q, _, err := newUserPerm().setRules(strings.Fields(desc))
+			if err != nil && strings.Contains(err.Error(), "after the * pattern") {
+				// Redis 7.0.15 too lists "%R~* %W~* ~" as "~* ~", which its
+				// own SETUSER refuses (testdata/fuzz/FuzzACLSetUser/issue8-*).
+				continue
+			}
 			if err != nil {
 				t.Fatalf("description %q of %q does not parse: %v", desc, s, err)
 			}
