@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -145,4 +146,76 @@ func TestNetpollStopClosesParkedClientAtDeadline(t *testing.T) {
 	if n := s.connected.Load(); n != 0 {
 		t.Errorf("%d clients still connected after Stop", n)
 	}
+}
+
+// A round trip on netpoll allocates nothing in loopkv's code on the batch
+// path (peek, handler, copy into Malloc'd memory, Flush): an allocation
+// sampled during the trips, made by a loopkv function (the first frame
+// outside package runtime) on a stack through that path, is a failure.
+// netpoll's own allocations (its onProcess task closure, gopool workers,
+// its LinkBuffer node pools refilling after the GCs this test runs) are
+// not loopkv's and are not counted.
+func TestNetpollRoundTripAllocatesNothingInLoopkv(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll", Loops: 1})
+	rc := dialRaw(t, s.Addr())
+	rc.do("SET", "k", "v")
+	req := []byte(strings.Repeat(multibulk("GET", "k"), 16))
+	want := strings.Repeat("$1\r\nv\r\n", 16)
+	got := make([]byte, len(want))
+	trip := func() {
+		if _, err := rc.c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(rc.c, got); err != nil || string(got) != want {
+			t.Fatalf("got %q, %v", got, err)
+		}
+	}
+	for i := 0; i < 200; i++ { // warm pools, buffers and the handler
+		trip()
+	}
+	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 1
+	before := batchPathAllocs()
+	for i := 0; i < 1000; i++ {
+		trip()
+	}
+	for site, n := range batchPathAllocs() {
+		if n -= before[site]; n > 0 {
+			t.Errorf("%d allocations in 1000 round trips at:\n%s", n, site)
+		}
+	}
+}
+
+// batchPathAllocs counts the heap profile's allocations by stack, for
+// those made by loopkv code on the netpoll batch path. It runs a GC first:
+// the profile is as of the last one.
+func batchPathAllocs() map[string]int64 {
+	runtime.GC()
+	recs := make([]runtime.MemProfileRecord, 1<<12)
+	n, ok := runtime.MemProfile(recs, true)
+	for !ok {
+		recs = make([]runtime.MemProfileRecord, n+1<<10)
+		n, ok = runtime.MemProfile(recs, true)
+	}
+	sites := map[string]int64{}
+	for _, r := range recs[:n] {
+		var b strings.Builder
+		inPath, allocator := false, ""
+		frames := runtime.CallersFrames(r.Stack())
+		for f, more := frames.Next(); ; f, more = frames.Next() {
+			if allocator == "" && !strings.HasPrefix(f.Function, "runtime.") {
+				allocator = f.Function
+			}
+			inPath = inPath || strings.Contains(f.Function, "server.(*netpollConn).") ||
+				strings.Contains(f.Function, "server.(*netpollTransport).onRequest")
+			fmt.Fprintf(&b, "\t%s\n", f.Function)
+			if !more {
+				break
+			}
+		}
+		if inPath && strings.HasPrefix(allocator, "github.com/loopkv/loopkv/") {
+			sites[b.String()] += r.AllocObjects
+		}
+	}
+	return sites
 }
