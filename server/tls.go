@@ -142,6 +142,9 @@ type tlsState struct {
 
 	stats tlsStats
 	logRL rateLimit
+
+	quit      chan struct{} // closed by close: stops rotateTickets
+	closeOnce sync.Once
 }
 
 // tlsStats are INFO's tls section; read from any goroutine.
@@ -179,12 +182,39 @@ func newTLSState(o TLSOptions, log *zap.Logger) (*tlsState, error) {
 		return nil, err
 	}
 	t.cfg.Store(cfg)
+	t.quit = make(chan struct{})
+	go t.rotateTickets()
 	return t, nil
 }
 
-// close stops the worker pool.
+// ticketKeysKept is how many ticket keys open tickets (tlsengine keeps the
+// current one and two previous ones).
+const ticketKeysKept = 3
+
+// rotateTickets draws a new session ticket key every lifetime/3, so that a
+// ticket outlives its key only once it has expired too. It runs on its own
+// goroutine, which sleeps between rotations, until close.
+func (t *tlsState) rotateTickets() {
+	for {
+		every := time.Duration(t.options().SessionCacheTimeout) * time.Second / ticketKeysKept
+		select {
+		case <-t.quit:
+			return
+		case <-time.After(max(every, time.Second)):
+			if err := t.tickets.Rotate(randReader); err != nil {
+				t.log.Error("tls ticket key rotation failed", zap.Error(err))
+			}
+		}
+	}
+}
+
+// close stops the worker pool and the ticket key rotation.
 func (t *tlsState) close() {
-	if t != nil && t.pool != nil {
+	if t == nil {
+		return
+	}
+	t.closeOnce.Do(func() { close(t.quit) })
+	if t.pool != nil {
 		t.pool.close()
 	}
 }
@@ -310,6 +340,10 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 		if len(p) > 0 {
 			var stop bool
 			out, closeAfter, stop = h.runTLSBatch(cs, ls, p, out)
+			if closeAfter { // QUIT, a protocol error: end the TLS session cleanly
+				e.CloseNotify()
+				out = e.AppendOutput(out)
+			}
 			if stop {
 				break
 			}

@@ -282,5 +282,10 @@ func init() {
 		{"TLSRSAUsesWorkerPool", TestTLSRSAUsesWorkerPool},
 		{"TLSInfoSection", TestTLSInfoSection},
 		{"TLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean", TestTLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean},
+		{"TLSSNISelectsTheNamedCertificate", TestTLSSNISelectsTheNamedCertificate},
+		{"TLSEncryptedKeyFileNeedsItsPassword", TestTLSEncryptedKeyFileNeedsItsPassword},
+		{"TLSProtocolsBoundTheVersion", TestTLSProtocolsBoundTheVersion},
+		{"TLSConfigGetReportsSettings", TestTLSConfigGetReportsSettings},
+		{"TLSQuitSendsCloseNotify", TestTLSQuitSendsCloseNotify},
 	}...)
 }

@@ -12,10 +12,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -368,5 +370,142 @@ func TestTLSClientsLeavingBeforeTheirTicketLeaveTheLoopClean(t *testing.T) {
 			t.Fatalf("#%d: PING = %q", i, got)
 		}
 		c.Close()
+	}
+}
+
+// TestTLSSNISelectsTheNamedCertificate serves two certificates and checks
+// that a client naming the second gets it, and any other name the first.
+func TestTLSSNISelectsTheNamedCertificate(t *testing.T) {
+	p := newTestPKI(t)
+	other, otherKey := p.issue(t, "other", "other.example", nil)
+	s := startTLSServer(t, p, Options{TLS: TLSOptions{
+		CertFiles: []string{p.certFile, other}, KeyFiles: []string{p.keyFile, otherKey}}})
+	for _, tt := range []struct{ sni, wantCN string }{
+		{"other.example", "other.example"}, {"localhost", "localhost"}, {"unknown.example", "localhost"},
+	} {
+		cfg := p.clientConfig()
+		cfg.ServerName, cfg.InsecureSkipVerify = tt.sni, true
+		c := dialTLS(t, s.TLSAddr(), cfg)
+		if cn := c.ConnectionState().PeerCertificates[0].Subject.CommonName; cn != tt.wantCN {
+			t.Errorf("SNI %q: certificate %q, want %q", tt.sni, cn, tt.wantCN)
+		}
+		c.Close()
+	}
+}
+
+// TestTLSEncryptedKeyFileNeedsItsPassword loads a legacy encrypted PEM
+// key with tls-key-file-pass, and refuses it without.
+func TestTLSEncryptedKeyFileNeedsItsPassword(t *testing.T) {
+	p := newTestPKI(t)
+	raw, err := os.ReadFile(p.keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := pem.Decode(raw)
+	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalECPrivateKey(k.(*ecdsa.PrivateKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1019 legacy encrypted PEM is what tls-key-file-pass reads
+	enc, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", der, []byte("s3cret"), x509.PEMCipherAES256) //nolint:staticcheck
+	if err != nil {
+		t.Fatal(err)
+	}
+	encFile := filepath.Join(p.dir, "enc.key")
+	if err := os.WriteFile(encFile, pem.EncodeToMemory(enc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadCertificate(p.certFile, encFile, ""); err == nil || !strings.Contains(err.Error(), "tls-key-file-pass") {
+		t.Errorf("without a password: %v, want an error naming tls-key-file-pass", err)
+	}
+	if _, err := loadCertificate(p.certFile, encFile, "wrong"); err == nil {
+		t.Error("a wrong password was accepted")
+	}
+	s := startTLSServer(t, p, Options{TLS: TLSOptions{CertFiles: []string{p.certFile}, KeyFiles: []string{encFile},
+		KeyFilePass: "s3cret"}})
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	if got := tlsDo(t, c, bufio.NewReader(c), "PING"); got != "+PONG\r\n" {
+		t.Errorf("PING = %q", got)
+	}
+	if got := tlsDo(t, c, bufio.NewReader(c), "CONFIG", "GET", "tls-key-file-pass"); strings.Contains(got, "s3cret") {
+		t.Errorf("CONFIG GET shows the key password: %q", got)
+	}
+}
+
+var tlsProtocolTests = []struct {
+	protocols string
+	client    uint16
+	ok        bool
+}{
+	{"TLSv1.3", tls.VersionTLS13, true},
+	{"TLSv1.3", tls.VersionTLS12, false},
+	{"TLSv1.2", tls.VersionTLS12, true},
+	{"TLSv1.2", tls.VersionTLS13, false},
+	{"TLSv1.2 TLSv1.3", tls.VersionTLS12, true},
+}
+
+// TestTLSProtocolsBoundTheVersion checks tls-protocols.
+func TestTLSProtocolsBoundTheVersion(t *testing.T) {
+	p := newTestPKI(t)
+	for i, tt := range tlsProtocolTests {
+		s := startTLSServer(t, p, Options{TLS: TLSOptions{Protocols: tt.protocols}})
+		cfg := p.clientConfig()
+		cfg.MinVersion, cfg.MaxVersion = tt.client, tt.client
+		c, err := tls.Dial("tcp", s.TLSAddr(), cfg)
+		if err == nil {
+			if v := c.ConnectionState().Version; v != tt.client {
+				t.Errorf("#%d: version %x, want %x", i, v, tt.client)
+			}
+			c.Close()
+		}
+		if (err == nil) != tt.ok {
+			t.Errorf("#%d %q with client %x: error %v, want ok=%v", i, tt.protocols, tt.client, err, tt.ok)
+		}
+	}
+}
+
+// TestTLSConfigGetReportsSettings checks CONFIG GET tls-* and that
+// CONFIG SET checks values before taking them.
+func TestTLSConfigGetReportsSettings(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{TLS: TLSOptions{Groups: "X25519:P-256"}})
+	rc := dialRaw(t, s.Addr())
+	for _, tt := range []struct{ name, want string }{
+		{"tls-port", strconv.Itoa(s.opts.TLS.Port)}, {"tls-cert-file", p.certFile}, {"tls-auth-clients", "no"},
+		{"tls-protocols", "TLSv1.2 TLSv1.3"}, {"tls-groups", "X25519:P-256"}, {"tls-session-caching", "yes"},
+		{"tls-session-cache-timeout", "300"}, {"tls-handshake-timeout", "10"}, {"tls-max-handshakes", "1024"},
+	} {
+		want := multibulk(tt.name, tt.want)
+		if got := rc.do("CONFIG", "GET", tt.name); got != want {
+			t.Errorf("CONFIG GET %s = %q, want %q", tt.name, got, want)
+		}
+	}
+	for _, bad := range [][2]string{{"tls-auth-clients", "maybe"}, {"tls-protocols", "SSLv3"},
+		{"tls-groups", "P-521"}, {"tls-ciphersuites", "TLS_AES_128_CCM_SHA256"}, {"tls-port", "1"}} {
+		if got := rc.do("CONFIG", "SET", bad[0], bad[1]); !strings.HasPrefix(got, "-ERR") {
+			t.Errorf("CONFIG SET %s %s = %q, want an error", bad[0], bad[1], got)
+		}
+	}
+	if got := rc.do("CONFIG", "SET", "tls-handshake-timeout", "3"); got != "+OK\r\n" || s.tls.handshakeTimeout.Load() != 3 {
+		t.Errorf("CONFIG SET tls-handshake-timeout 3 = %q (now %d)", got, s.tls.handshakeTimeout.Load())
+	}
+}
+
+// TestTLSQuitSendsCloseNotify checks that QUIT ends the TLS session with
+// close_notify after +OK, which crypto/tls reports as io.EOF.
+func TestTLSQuitSendsCloseNotify(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{})
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "QUIT"); got != "+OK\r\n" {
+		t.Fatalf("QUIT = %q", got)
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		t.Errorf("after QUIT: %v, want io.EOF (close_notify)", err)
 	}
 }
