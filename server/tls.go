@@ -243,15 +243,35 @@ type tlsConn struct {
 
 // tlsLoop is a loop's TLS scratch. owning loop only.
 type tlsLoop struct {
-	plain []byte // records opened by one Read; cap >= tlsPlainCap
-	spill []byte // replies past the first record of a batch, sealed from here
+	plain []byte   // records opened by one Read; cap >= tlsPlainCap
+	spill []byte   // replies past the first record of a batch, sealed from here
+	free  [][]byte // released cs.pending buffers of tlsPendingSize, reused; <= tlsPendingFree
+}
+
+// getPending returns an empty buffer for a command cut across records.
+func (l *tlsLoop) getPending() []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, tlsPendingSize)
+}
+
+// putPending keeps a released pending buffer of the standard size for reuse.
+func (l *tlsLoop) putPending(b []byte) {
+	if cap(b) == tlsPendingSize && len(l.free) < tlsPendingFree {
+		l.free = append(l.free, b[:0])
+	}
 }
 
 // Sizes of the TLS scratch.
 const (
-	tlsPlainCap   = 64 << 10 // plaintext opened per Read before the batch runs
-	tlsRecordRoom = 16<<10 + 256
-	tlsPendingMin = 4 << 10 // first capacity of cs.pending
+	tlsPlainCap    = 64 << 10 // plaintext opened per Read before the batch runs
+	tlsRecordRoom  = 16<<10 + 256
+	tlsPendingSize = 2*tlsRecordRoom + 1<<10 // capacity of a pooled cs.pending: a command cut across two records
+	tlsPendingFree = 64                      // pooled pending buffers per loop
 )
 
 // openTLS gives a connection accepted on the TLS port its engine, or
@@ -293,6 +313,7 @@ func (h *handler) closeTLS(cs *connState) {
 		tc.job = nil
 	}
 	tc.eng.Release()
+	cs.ls.tls.putPending(cs.pending)
 	cs.pending = nil
 }
 
@@ -317,7 +338,7 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	for {
 		dst := ls.tls.plain[:0]
 		if cs.pending != nil {
-			cs.pending = growPending(cs.pending)
+			cs.pending = growPending(&ls.tls, cs.pending)
 			dst = cs.pending
 		}
 		n, p, err := e.Read(in[consumed:], dst)
@@ -389,11 +410,14 @@ func (h *handler) runTLSBatch(cs *connState, ls *loopState, p, out []byte) (_ []
 	rest := p[n:]
 	switch {
 	case len(rest) == 0:
+		ls.tls.putPending(cs.pending) // an idle connection keeps no buffer
 		cs.pending = nil
 	case cs.pending != nil: // p is cs.pending: shift the rest down
 		cs.pending = cs.pending[:copy(cs.pending, rest)]
+	case len(rest) <= tlsPendingSize-tlsRecordRoom:
+		cs.pending = append(ls.tls.getPending(), rest...)
 	default:
-		cs.pending = append(make([]byte, 0, max(tlsPendingMin, len(rest))), rest...)
+		cs.pending = append(make([]byte, 0, len(rest)+tlsRecordRoom), rest...)
 	}
 	return out, closeAfter, closeAfter || cs.needWake
 }
@@ -426,13 +450,14 @@ func (h *handler) sealReplies(cs *connState, ls *loopState, out []byte, hdr, sta
 }
 
 // growPending makes room for at least one more record of plaintext behind
-// the command kept in p.
-func growPending(p []byte) []byte {
+// the command kept in p; a pooled buffer it outgrows goes back to l.
+func growPending(l *tlsLoop, p []byte) []byte {
 	if cap(p)-len(p) >= tlsRecordRoom {
 		return p
 	}
 	n := make([]byte, len(p), 2*cap(p)+tlsRecordRoom)
 	copy(n, p)
+	l.putPending(p)
 	return n
 }
 

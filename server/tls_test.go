@@ -509,3 +509,33 @@ func TestTLSQuitSendsCloseNotify(t *testing.T) {
 		t.Errorf("after QUIT: %v, want io.EOF (close_notify)", err)
 	}
 }
+
+// TestTLSEmbeddedSplitCommandsAllocateNothing cuts a pipeline into records
+// that split commands and checks that the pending buffers come from the
+// loop's pool in steady state.
+func TestTLSEmbeddedSplitCommandsAllocateNothing(t *testing.T) {
+	e, cl, err := NewEmbeddedTLS(Options{Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, want := embeddedTLSPipeline(20)
+	in := make([]byte, 0, 2*len(req)+4096)
+	var got []byte
+	step := func() {
+		got = got[:0]
+		for off := 0; off < len(req) && err == nil; off += 37 {
+			in = cl.Seal(in[:0], req[off:min(off+37, len(req))])
+			got, err = cl.Open(got, e.Feed(in)) // one record per Feed: commands wait in pending
+		}
+	}
+	step()
+	if err != nil || string(got) != want {
+		t.Fatalf("replies %q, %v; want %q", got, err, want)
+	}
+	if a := testing.AllocsPerRun(200, step); a != 0 {
+		t.Errorf("%.1f allocations per batch, want 0", a)
+	}
+	if e.cs.pending != nil {
+		t.Errorf("pending holds %d bytes after a complete pipeline", len(e.cs.pending))
+	}
+}
