@@ -29,6 +29,37 @@
 // 1 MiB stops early and wakes itself to go on, so one pipeline cannot grow
 // the loop's buffer without bound.
 //
+// # TLS
+//
+// The TLS port (tls-port) is a second listener on the same loops (gnet
+// Rotate; a second netpoll EventLoop); onOpen tells a TLS connection by its
+// local port and gives it a tlsengine.Engine built from the current
+// *tlsengine.Config (tls.go). On a TLS connection the calls become:
+//
+//	call         does
+//	-----------  ---------------------------------------------------------------
+//	onOpen       tls-max-handshakes check (refused with a plaintext internal_error
+//	             alert), then NewEngine; counted in tls_handshakes_in_flight
+//	onData       jobs a worker finished are handed to SignDone/VerifyDone; then
+//	             e.Read(in, plain) opens complete records into the loop's scratch
+//	             (or behind cs.pending); AppendOutput puts handshake flights,
+//	             tickets and alerts in ls.out; the plaintext runs as commands with
+//	             replies appended behind a BeginRecord header and sealed in place
+//	             (SealRecord; replies past MaxPlaintext spill into more records);
+//	             an incomplete command stays in cs.pending (pooled, nil when
+//	             empty); partial records stay in the transport (not consumed).
+//	             StatusWantSign/WantVerify: the job goes to the worker pool
+//	             (tls_worker.go), which wakes the connection when done; a full
+//	             queue fails the handshake with internal_error
+//	flush        one write of ls.out, as for plaintext
+//	onClose      Engine.Release; pending buffer back to the loop's pool
+//	sweep        once a second per loop: handshakes older than
+//	             tls-handshake-timeout are closed
+//
+// Certificates, keys and CAs are reloaded off the loops (CONFIG SET of a
+// tls-* file setting, SIGHUP through ReloadTLS) into a new Config swapped
+// atomically; established connections keep theirs (tls_reload.go).
+//
 // # Memory
 //
 // Replies of one callback are built in the loop's buffer (loopState.out)
