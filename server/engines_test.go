@@ -96,7 +96,8 @@ func TestEngineSuiteListsEveryServerTest(t *testing.T) {
 				continue
 			}
 			if !listed[fn.Name.Name] {
-				t.Errorf("%s: %s starts a server but is not in engineSuite", name, fn.Name.Name)
+				t.Errorf("%s: %s starts a server but is not in engineSuite "+
+					"(list it in engines_test.go, or append it from an init in %s)", name, fn.Name.Name, name)
 			}
 		}
 	}
