@@ -2,10 +2,14 @@ package server
 
 import (
 	"bufio"
+	"crypto"
+	"crypto/rsa"
 	"crypto/tls"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,5 +291,70 @@ func init() {
 		{"TLSProtocolsBoundTheVersion", TestTLSProtocolsBoundTheVersion},
 		{"TLSConfigGetReportsSettings", TestTLSConfigGetReportsSettings},
 		{"TLSQuitSendsCloseNotify", TestTLSQuitSendsCloseNotify},
+		{"TLSFullWorkerQueueRefusesHandshakes", TestTLSFullWorkerQueueRefusesHandshakes},
 	}...)
+}
+
+// gatedSigner is an RSA key whose signatures wait for a gate to open.
+type gatedSigner struct {
+	*rsa.PrivateKey
+	gate chan struct{}
+}
+
+func (g gatedSigner) Sign(r io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
+	<-g.gate
+	return g.PrivateKey.Sign(r, digest, opts)
+}
+
+// TestTLSFullWorkerQueueRefusesHandshakes holds the only worker on a
+// signature, fills the one-slot queue, and expects the next handshake to
+// be refused with internal_error while the held ones finish once the
+// worker is freed.
+func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
+	p := newTestPKI(t)
+	rk := newRSAKey(t)
+	certFile, _ := p.issue(t, "gated", "localhost", rk)
+	raw, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := pem.Decode(raw)
+	gate := make(chan struct{})
+	cert, err := tlsengine.NewCertificate([][]byte{b.Bytes}, gatedSigner{rk, gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tlsengine.Config{Certificates: []*tlsengine.Certificate{cert},
+		AsyncSign: func(tlsengine.SignatureScheme) bool { return true }}
+	s := startTLSServer(t, p, Options{TLS: TLSOptions{Config: cfg, Workers: 1, WorkerQueue: 1}})
+	held := make(chan error, 2)
+	for range 2 {
+		go func() {
+			c, err := tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
+			if err == nil {
+				c.Close()
+			}
+			held <- err
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.tls.queueDepth() < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d := s.tls.queueDepth(); d != 2 {
+		t.Fatalf("tls_worker_queue_depth = %d, want 2 (one running, one queued)", d)
+	}
+	_, err = tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("third handshake: %v, want internal_error", err)
+	}
+	close(gate)
+	for range 2 {
+		if err := <-held; err != nil {
+			t.Errorf("held handshake: %v", err)
+		}
+	}
+	if n := s.tls.stats.refused.Load(); n != 1 {
+		t.Errorf("tls_handshakes_refused = %d, want 1", n)
+	}
 }
