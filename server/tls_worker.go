@@ -72,7 +72,9 @@ func (p *tlsPool) work() {
 		}
 		p.depth.Add(-1)
 		j.done.Store(true)
-		j.tc.Wake()
+		if !j.abandoned.Load() {
+			j.tc.Wake() // the owning loop applies the result (finishJob)
+		}
 	}
 }
 
