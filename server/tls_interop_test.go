@@ -81,10 +81,10 @@ type slowReader struct {
 
 func (r *slowReader) Read(b []byte) (int, error) {
 	if r.done {
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // QUIT closes the connection first
 		return 0, context.Canceled
 	}
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
 	r.done = true
 	return copy(b, r.s), nil
 }
