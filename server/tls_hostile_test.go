@@ -292,6 +292,7 @@ func init() {
 		{"TLSConfigGetReportsSettings", TestTLSConfigGetReportsSettings},
 		{"TLSQuitSendsCloseNotify", TestTLSQuitSendsCloseNotify},
 		{"TLSFullWorkerQueueRefusesHandshakes", TestTLSFullWorkerQueueRefusesHandshakes},
+		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
 	}...)
 }
 

@@ -539,3 +539,28 @@ func TestTLSEmbeddedSplitCommandsAllocateNothing(t *testing.T) {
 		t.Errorf("pending holds %d bytes after a complete pipeline", len(e.cs.pending))
 	}
 }
+
+// TestTLSOnlyServerHasNoPlaintextPort serves TLS with the plaintext port
+// disabled (Port < 0; --port 0 on the command line) and verifies clients
+// against a CA directory.
+func TestTLSOnlyServerHasNoPlaintextPort(t *testing.T) {
+	p := newTestPKI(t)
+	dir := t.TempDir()
+	raw, err := os.ReadFile(p.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startTLSServer(t, p, Options{Port: -1, TLS: TLSOptions{CACertDir: dir}})
+	if s.Addr() != "" {
+		t.Errorf("Addr() = %q, want none", s.Addr())
+	}
+	cfg := p.clientConfig()
+	cfg.Certificates = []tls.Certificate{p.clientPair(t)}
+	c := dialTLS(t, s.TLSAddr(), cfg)
+	if got := tlsDo(t, c, bufio.NewReader(c), "CONFIG", "GET", "tls-auth-clients"); got != multibulk("tls-auth-clients", "yes") {
+		t.Errorf("tls-auth-clients with a CA directory = %q, want yes", got)
+	}
+}
