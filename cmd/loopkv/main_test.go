@@ -123,3 +123,43 @@ func TestDaemonExitsCleanlyOnSIGTERMAndShutdown(t *testing.T) {
 		c.Close()
 	}
 }
+
+func TestTLSCertificatePairsRepeatInFileAndFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loopkv.conf")
+	conf := "tls-port 6390\ntls-cert-file a.crt\ntls-key-file a.key\ntls-cert-file b.crt\ntls-key-file b.key\n" +
+		"tls-auth-clients optional\ntls-protocols \"TLSv1.3\"\n"
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := loadSettings([]string{path, "--port", "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _, err := buildOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tls := opts.TLS
+	if tls.Port != 6390 || !reflect.DeepEqual(tls.CertFiles, []string{"a.crt", "b.crt"}) ||
+		!reflect.DeepEqual(tls.KeyFiles, []string{"a.key", "b.key"}) || tls.AuthClients != "optional" ||
+		tls.Protocols != "TLSv1.3" || opts.Port != -1 {
+		t.Errorf("from the file: %+v, port %d", tls, opts.Port)
+	}
+	// Flags replace the file's pairs.
+	cfg, _, err = loadSettings([]string{path, "--tls-cert-file", "c.crt", "--tls-key-file", "c.key",
+		"--tls-cert-file", "d.crt", "--tls-key-file", "d.key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts, _, err = buildOptions(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(opts.TLS.CertFiles, []string{"c.crt", "d.crt"}) || !reflect.DeepEqual(opts.TLS.KeyFiles, []string{"c.key", "d.key"}) {
+		t.Errorf("from flags: %q %q", opts.TLS.CertFiles, opts.TLS.KeyFiles)
+	}
+	// An unpaired certificate is refused.
+	cfg, _, _ = loadSettings([]string{"--tls-port", "6390", "--tls-cert-file", "c.crt"})
+	if _, _, err := buildOptions(cfg); err == nil {
+		t.Error("a certificate without its key was accepted")
+	}
+}
