@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"os"
@@ -161,5 +163,52 @@ func TestTLSCertificatePairsRepeatInFileAndFlags(t *testing.T) {
 	cfg, _, _ = loadSettings([]string{"--tls-port", "6390", "--tls-cert-file", "c.crt"})
 	if _, _, err := buildOptions(cfg); err == nil {
 		t.Error("a certificate without its key was accepted")
+	}
+}
+
+// TestDevTLSServesWithGeneratedCertificate runs the daemon TLS-only with
+// --dev-tls-dir, verifies the server with the generated CA, and stops it
+// with SHUTDOWN over TLS.
+func TestDevTLSServesWithGeneratedCertificate(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dev := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		done <- run([]string{"--port", "0", "--tls-port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning",
+			"--dev-tls-dir", dev})
+	}()
+	var c *tls.Conn
+	for i := 0; i < 200 && c == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+		ca, err := os.ReadFile(filepath.Join(dev, "ca.crt"))
+		if err != nil {
+			continue
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(ca)
+		c, _ = tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{RootCAs: pool, ServerName: "localhost"})
+	}
+	if c == nil {
+		t.Fatal("daemon did not serve TLS with its development certificate")
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	fmt.Fprint(c, "PING\r\n")
+	if line, _ := r.ReadString('\n'); line != "+PONG\r\n" {
+		t.Fatalf("PING over TLS: %q", line)
+	}
+	fmt.Fprint(c, "SHUTDOWN\r\n")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not stop")
 	}
 }
