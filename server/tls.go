@@ -1,8 +1,10 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,6 +78,11 @@ type TLSOptions struct {
 	// WorkerQueue bounds the jobs waiting for a worker; a handshake that
 	// finds it full is refused with internal_error. Default 256.
 	WorkerQueue int
+	// AuthClientsUser is Valkey's tls-auth-clients-user: "CN" makes a
+	// client whose certificate verified the ACL user named by its common
+	// name (when that user exists and is on), with no AUTH; "off" (the
+	// default) leaves it to AUTH.
+	AuthClientsUser string
 	// Config, when set, is used as is instead of the files (tests,
 	// in-process benchmarks); reloads then keep it.
 	Config *tlsengine.Config
@@ -139,6 +146,7 @@ type tlsState struct {
 	// limits CONFIG SET may change
 	handshakeTimeout atomic.Int64 // seconds
 	maxHandshakes    atomic.Int64
+	userFromCN       atomic.Bool // tls-auth-clients-user CN
 
 	stats tlsStats
 	logRL rateLimit
@@ -169,6 +177,13 @@ func newTLSState(o TLSOptions, log *zap.Logger) (*tlsState, error) {
 	t := &tlsState{port: o.Port, opts: o, log: log}
 	t.handshakeTimeout.Store(int64(o.HandshakeTimeout))
 	t.maxHandshakes.Store(int64(o.MaxHandshakes))
+	switch strings.ToLower(o.AuthClientsUser) {
+	case "", "off":
+	case "cn":
+		t.userFromCN.Store(true)
+	default:
+		return nil, errors.New("server: tls-auth-clients-user must be CN or off: " + o.AuthClientsUser)
+	}
 	if o.Workers >= 0 {
 		t.pool = newTLSPool(o.Workers, o.WorkerQueue)
 	}
@@ -496,6 +511,12 @@ func (h *handler) tlsEstablished(cs *connState) {
 		t.stats.clientCerts.Add(1)
 		tc.subject = st.VerifiedLeaf.Subject.String()
 		cs.shared.tlsSubject.Store(&tc.subject)
+		if t.userFromCN.Load() {
+			if u := h.s.acl.userForCertCN(st.VerifiedLeaf.Subject.CommonName); u != nil {
+				setUser(&cs.cl, u)
+				cs.cl.authed = true
+			}
+		}
 	}
 	if ce := h.s.log.Check(zap.DebugLevel, "tls handshake done"); ce != nil {
 		ce.Write(zap.Uint64("conn", cs.cl.id), zap.String("addr", cs.addr),

@@ -145,6 +145,23 @@ var tlsConfigParams = func() []configParam {
 				o.SessionCacheTimeout = n
 				return ""
 			}),
+		{name: "tls-auth-clients-user",
+			get: func(s *Server) string {
+				if s.tls != nil && s.tls.userFromCN.Load() {
+					return "CN"
+				}
+				return "off"
+			},
+			set: func(s *Server, v string) string {
+				if msg := oneOf("CN", "off")(v); msg != "" {
+					return msg
+				}
+				if s.tls == nil {
+					return "TLS is disabled: start the server with tls-port"
+				}
+				s.tls.userFromCN.Store(strings.EqualFold(v, "CN"))
+				return ""
+			}},
 		tlsLimit("tls-handshake-timeout", func(t *tlsState) *atomic.Int64 { return &t.handshakeTimeout }),
 		tlsLimit("tls-max-handshakes", func(t *tlsState) *atomic.Int64 { return &t.maxHandshakes }),
 	}

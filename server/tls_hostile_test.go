@@ -293,6 +293,7 @@ func init() {
 		{"TLSQuitSendsCloseNotify", TestTLSQuitSendsCloseNotify},
 		{"TLSFullWorkerQueueRefusesHandshakes", TestTLSFullWorkerQueueRefusesHandshakes},
 		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
+		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
 	}...)
 }
 

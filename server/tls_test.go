@@ -564,3 +564,35 @@ func TestTLSOnlyServerHasNoPlaintextPort(t *testing.T) {
 		t.Errorf("tls-auth-clients with a CA directory = %q, want yes", got)
 	}
 }
+
+// TestTLSAuthClientsUserCNLogsInByCertificate checks Valkey's
+// tls-auth-clients-user CN: a verified certificate whose CN names an ACL
+// user logs the client in as that user without AUTH.
+func TestTLSAuthClientsUserCNLogsInByCertificate(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{RequirePass: "pw", TLS: TLSOptions{CACertFile: p.caFile, AuthClientsUser: "CN"}})
+	admin := dialRaw(t, s.Addr())
+	if got := admin.do("AUTH", "pw"); got != "+OK\r\n" {
+		t.Fatalf("AUTH = %q", got)
+	}
+	if got := admin.do("ACL", "SETUSER", "alice", "on", "nopass", "+@all", "~*"); got != "+OK\r\n" {
+		t.Fatalf("ACL SETUSER = %q", got)
+	}
+	cfg := p.clientConfig()
+	cfg.Certificates = []tls.Certificate{p.clientPair(t)}
+	c := dialTLS(t, s.TLSAddr(), cfg)
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "SET", "k", "v"); got != "+OK\r\n" {
+		t.Errorf("SET as alice = %q", got)
+	}
+	if got := tlsDo(t, c, r, "ACL", "WHOAMI"); got != "$5\r\nalice\r\n" {
+		t.Errorf("ACL WHOAMI = %q, want alice", got)
+	}
+	if got := admin.do("CONFIG", "SET", "tls-auth-clients-user", "off"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET tls-auth-clients-user off = %q", got)
+	}
+	c2 := dialTLS(t, s.TLSAddr(), cfg)
+	if got := tlsDo(t, c2, bufio.NewReader(c2), "GET", "k"); !strings.HasPrefix(got, "-NOAUTH") {
+		t.Errorf("GET with the setting off = %q, want -NOAUTH", got)
+	}
+}

@@ -23,6 +23,7 @@ var tlsDefaults = settings{
 	"tls-ca-cert-dir": "", "tls-auth-clients": "", "tls-protocols": "TLSv1.2 TLSv1.3",
 	"tls-ciphersuites": "", "tls-ciphers": "", "tls-groups": "", "tls-session-caching": "yes",
 	"tls-session-cache-timeout": "300", "tls-handshake-timeout": "10", "tls-max-handshakes": "1024",
+	"tls-auth-clients-user": "off", // Valkey's: CN logs a verified client in as the user its CN names
 }
 
 func init() {
@@ -87,6 +88,7 @@ func buildTLSOptions(cfg settings, num func(string) int) (server.TLSOptions, []e
 		SessionCacheTimeout: num("tls-session-cache-timeout"),
 		HandshakeTimeout:    num("tls-handshake-timeout"),
 		MaxHandshakes:       num("tls-max-handshakes"),
+		AuthClientsUser:     cfg["tls-auth-clients-user"],
 	}
 	if len(o.CertFiles) != len(o.KeyFiles) {
 		errs = append(errs, fmt.Errorf("tls-cert-file and tls-key-file must come in pairs: %d certificates, %d keys",
