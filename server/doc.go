@@ -41,8 +41,9 @@
 //	onOpen       tls-max-handshakes check (refused with a plaintext internal_error
 //	             alert), then NewEngine; counted in tls_handshakes_in_flight
 //	onData       jobs a worker finished are handed to SignDone/VerifyDone; then
-//	             e.Read(in, plain) opens complete records into the loop's scratch
-//	             (or behind cs.pending); AppendOutput puts handshake flights,
+//	             e.Read(in, nil) opens complete records in place in the transport's
+//	             bytes (or e.Read(in, cs.pending) behind a pending command);
+//	             AppendOutput puts handshake flights,
 //	             tickets and alerts in ls.out; the plaintext runs as commands with
 //	             replies appended behind a BeginRecord header and sealed in place
 //	             (SealRecord; replies past MaxPlaintext spill into more records);

@@ -57,7 +57,7 @@ func newEmbedded(opts Options, laddr net.Addr) *Embedded {
 }
 
 // Feed gives in to the client as if it had arrived on its socket and
-// returns the replies. The result is valid until the next Feed. Bytes of
+// returns the replies. A TLS client decrypts in place: in is modified. The result is valid until the next Feed. Bytes of
 // an incomplete command are kept for the next Feed. After a reply that
 // closes the connection (QUIT, a protocol error, a limit) Feed returns
 // what was written and Closed reports true.

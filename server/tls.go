@@ -18,7 +18,7 @@ import (
 // accepted on the TLS port gets a *tlsConn at open: a tlsengine.Engine
 // built from the server's current *tlsengine.Config (swapped atomically by
 // a reload) and nothing else. onData steps the engine on the ciphertext the
-// transport holds, opening records into the loop's plaintext scratch, runs
+// transport holds, opening records in place (or behind cs.pending), runs
 // the commands there, and seals the replies in place in ls.out behind a
 // header reserved before the batch, one record per MaxPlaintext bytes.
 // Handshake output, tickets and alerts go into the same ls.out, so a
@@ -258,7 +258,6 @@ type tlsConn struct {
 
 // tlsLoop is a loop's TLS scratch. owning loop only.
 type tlsLoop struct {
-	plain []byte   // records opened by one Read; cap >= tlsPlainCap
 	spill []byte   // replies past the first record of a batch, sealed from here
 	free  [][]byte // released cs.pending buffers of tlsPendingSize, reused; <= tlsPendingFree
 }
@@ -283,7 +282,6 @@ func (l *tlsLoop) putPending(b []byte) {
 
 // Sizes of the TLS scratch.
 const (
-	tlsPlainCap    = 64 << 10 // plaintext opened per Read before the batch runs
 	tlsRecordRoom  = 16<<10 + 256
 	tlsPendingSize = 2*tlsRecordRoom + 1<<10 // capacity of a pooled cs.pending: a command cut across two records
 	tlsPendingFree = 64                      // pooled pending buffers per loop
@@ -347,11 +345,12 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	}
 	consumed, closeAfter := 0, false
 	out := ls.out[:0]
-	if ls.tls.plain == nil {
-		ls.tls.plain = make([]byte, 0, tlsPlainCap)
-	}
 	for {
-		dst := ls.tls.plain[:0]
+		// Without a pending command the records are opened in place: the
+		// plaintext is compacted to the front of in[consumed:] and the
+		// commands run there. Behind a pending command they are appended
+		// to it (Read stops when it is full: StatusHasPlaintext).
+		var dst []byte
 		if cs.pending != nil {
 			cs.pending = growPending(&ls.tls, cs.pending)
 			dst = cs.pending
@@ -360,8 +359,6 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 		consumed += n
 		if cs.pending != nil {
 			cs.pending = p
-		} else if cap(p) > cap(ls.tls.plain) {
-			ls.tls.plain = p[:0]
 		}
 		st := e.Status()
 		out = e.AppendOutput(out)
@@ -411,8 +408,8 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	return consumed, h.tlsOverLimit(cs, len(in)-consumed)
 }
 
-// runTLSBatch runs the commands in p (opened plaintext, cs.pending or the
-// loop's scratch) with their replies sealed into out, and keeps an
+// runTLSBatch runs the commands in p (opened plaintext: in place in the
+// transport's bytes, or cs.pending) with their replies sealed into out, and keeps an
 // incomplete trailing command in cs.pending. stop reports that stepping
 // must not go on: the connection closes (closeAfter), or the batch stopped
 // at batchOutLimit (cs.needWake) with commands left in cs.pending.
