@@ -212,3 +212,80 @@ func TestDevTLSServesWithGeneratedCertificate(t *testing.T) {
 		t.Fatal("daemon did not stop")
 	}
 }
+
+// TestSIGHUPReloadsTheCertificate rewrites the certificate files under a
+// running daemon, sends SIGHUP, and expects new connections to get the new
+// certificate.
+func TestSIGHUPReloadsTheCertificate(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	first, err := ensureDevTLS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ensureDevTLS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- run([]string{"--port", "0", "--tls-port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning",
+			"--tls-cert-file", first.Cert, "--tls-key-file", first.Key})
+	}()
+	serial := func() (string, *tls.Conn) {
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			return "", nil
+		}
+		return c.ConnectionState().PeerCertificates[0].SerialNumber.String(), c
+	}
+	var before string
+	var c *tls.Conn
+	for i := 0; i < 200 && c == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+		before, c = serial()
+	}
+	if c == nil {
+		t.Fatal("daemon did not serve TLS")
+	}
+	for _, f := range [][2]string{{second.Cert, first.Cert}, {second.Key, first.Key}} {
+		b, err := os.ReadFile(f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f[1], b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	after := before
+	for i := 0; i < 200 && after == before; i++ {
+		time.Sleep(10 * time.Millisecond)
+		var c2 *tls.Conn
+		if after, c2 = serial(); c2 != nil {
+			c2.Close()
+		}
+	}
+	if after == before {
+		t.Error("SIGHUP did not reload the certificate")
+	}
+	// The connection made before the reload still works.
+	r := bufio.NewReader(c)
+	fmt.Fprint(c, "PING\r\n")
+	if line, _ := r.ReadString('\n'); line != "+PONG\r\n" {
+		t.Errorf("PING on the old connection: %q", line)
+	}
+	fmt.Fprint(c, "SHUTDOWN\r\n")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+}
