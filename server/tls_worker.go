@@ -24,9 +24,10 @@ var errWorkersBusy = errors.New("server: TLS worker queue full")
 // (finishJob). ECDSA and Ed25519 signatures stay on the loop
 // (tlsengine.Config.AsyncSign says which schemes go to the pool).
 type tlsPool struct {
-	jobs  chan *tlsJob
-	depth atomic.Int64 // jobs queued or running
-	ran   atomic.Int64 // jobs done, for tests
+	jobs  chan *tlsJob  // never closed: a late submit must not panic
+	quit  chan struct{} // closed by close
+	depth atomic.Int64  // jobs queued or running
+	ran   atomic.Int64  // jobs done, for tests
 	wg    sync.WaitGroup
 	once  sync.Once
 }
@@ -55,7 +56,7 @@ func newTLSPool(n, queue int) *tlsPool {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
-	p := &tlsPool{jobs: make(chan *tlsJob, queue)}
+	p := &tlsPool{jobs: make(chan *tlsJob, queue), quit: make(chan struct{})}
 	p.wg.Add(n)
 	for range n {
 		go p.work()
@@ -65,7 +66,13 @@ func newTLSPool(n, queue int) *tlsPool {
 
 func (p *tlsPool) work() {
 	defer p.wg.Done()
-	for j := range p.jobs {
+	for {
+		var j *tlsJob
+		select {
+		case <-p.quit:
+			return
+		case j = <-p.jobs:
+		}
 		if !j.abandoned.Load() {
 			j.run()
 			p.ran.Add(1)
@@ -90,9 +97,10 @@ func (p *tlsPool) submit(j *tlsJob) bool {
 	}
 }
 
-// close stops the workers after the queued jobs.
+// close stops the workers; queued jobs are dropped (their connections
+// are closing with the server).
 func (p *tlsPool) close() {
-	p.once.Do(func() { close(p.jobs) })
+	p.once.Do(func() { close(p.quit) })
 	p.wg.Wait()
 }
 
