@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/tlsengine"
 )
 
 // Output sizes that shape a batch.
@@ -104,12 +106,12 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	if s.connected.Add(1) > s.cfg.maxClients.Load() {
 		s.connected.Add(-1)
 		s.stats.rejectedConns.Add(1)
-		return nil, rejectMaxClients
+		return nil, s.tls.rejectAs(tc, rejectMaxClients, tlsengine.AlertInternalError)
 	}
 	if reject := s.protectedOpen(tc); reject != nil { // protected.go
 		s.connected.Add(-1)
 		s.stats.rejectedConns.Add(1)
-		return nil, reject
+		return nil, s.tls.rejectAs(tc, reject, tlsengine.AlertAccessDenied)
 	}
 	s.stats.totalConns.Add(1)
 	now := nowMs()

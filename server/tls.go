@@ -306,7 +306,21 @@ func (h *handler) openTLS(cs *connState) []byte {
 
 // alertInternalError is a plaintext fatal internal_error alert record, sent
 // to a connection refused before its handshake starts.
-var alertInternalError = []byte{21, 3, 3, 0, 2, 2, byte(tlsengine.AlertInternalError)}
+var alertInternalError = alertRecord(tlsengine.AlertInternalError)
+
+// alertRecord is a plaintext fatal alert record.
+func alertRecord(a tlsengine.Alert) []byte { return []byte{21, 3, 3, 0, 2, 2, byte(a)} }
+
+// rejectAs returns what to send a connection refused at accept: the Redis
+// error text on the plaintext port, a fatal alert a on the TLS port (a
+// TLS client cannot read plaintext). t may be nil.
+func (t *tlsState) rejectAs(tc transportConn, plain []byte, a tlsengine.Alert) []byte {
+	if !t.isTLSAddr(tc.LocalAddr()) {
+		return plain
+	}
+	t.stats.refused.Add(1)
+	return alertRecord(a)
+}
 
 // closeTLS releases a connection's engine and settles its counters.
 // owning loop only.

@@ -294,6 +294,7 @@ func init() {
 		{"TLSFullWorkerQueueRefusesHandshakes", TestTLSFullWorkerQueueRefusesHandshakes},
 		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
 		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
+		{"TLSMaxClientsRefusesWithAnAlert", TestTLSMaxClientsRefusesWithAnAlert},
 	}...)
 }
 
@@ -358,5 +359,21 @@ func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
 	}
 	if n := s.tls.stats.refused.Load(); n != 1 {
 		t.Errorf("tls_handshakes_refused = %d, want 1", n)
+	}
+}
+
+// TestTLSMaxClientsRefusesWithAnAlert fills maxclients and expects the
+// next TLS connection to get a fatal internal_error alert, which a TLS
+// client can read, instead of Redis's plaintext error.
+func TestTLSMaxClientsRefusesWithAnAlert(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{MaxClients: 1})
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	if got := tlsDo(t, c, bufio.NewReader(c), "PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING = %q", got)
+	}
+	_, err := tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("second TLS client: %v, want an internal_error alert", err)
 	}
 }
