@@ -285,6 +285,10 @@ const (
 	tlsRecordRoom  = 16<<10 + 256
 	tlsPendingSize = 2*tlsRecordRoom + 1<<10 // capacity of a pooled cs.pending: a command cut across two records
 	tlsPendingFree = 64                      // pooled pending buffers per loop
+	// tlsHandshakeInputLimit bounds the bytes a client may leave unread
+	// while its handshake waits (on a worker, or for the rest of a
+	// message): a client Certificate is at most 256 KiB.
+	tlsHandshakeInputLimit = 1 << 20
 )
 
 // openTLS gives a connection accepted on the TLS port its engine, or
@@ -303,6 +307,10 @@ func (h *handler) openTLS(cs *connState) []byte {
 	cs.tls = &tlsConn{eng: tlsengine.NewEngine(t.cfg.Load()), inFlight: true, opened: time.Now()}
 	return nil
 }
+
+// errHandshakeInput closes a client that sends too much before its
+// handshake completes.
+var errHandshakeInput = errors.New("server: too much input before the TLS handshake completed")
 
 // alertInternalError is a plaintext fatal internal_error alert record, sent
 // to a connection refused before its handshake starts.
@@ -495,6 +503,10 @@ func (h *handler) tlsOverLimit(cs *connState, left int) bool {
 	if q != cs.pubQbuf {
 		cs.pubQbuf = q
 		cs.shared.qbuf.Store(q)
+	}
+	if !cs.tls.established && q > tlsHandshakeInputLimit {
+		h.tlsFailed(cs, errHandshakeInput)
+		return true
 	}
 	if q > h.s.cfg.queryBufLimit.Load() {
 		h.s.log.Warn("closing client that reached max query buffer length",

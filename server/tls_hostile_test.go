@@ -295,6 +295,7 @@ func init() {
 		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
 		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
 		{"TLSMaxClientsRefusesWithAnAlert", TestTLSMaxClientsRefusesWithAnAlert},
+		{"TLSInputWhileHandshakeWaitsIsBounded", TestTLSInputWhileHandshakeWaitsIsBounded},
 	}...)
 }
 
@@ -375,5 +376,56 @@ func TestTLSMaxClientsRefusesWithAnAlert(t *testing.T) {
 	_, err := tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
 	if err == nil || !strings.Contains(err.Error(), "internal error") {
 		t.Errorf("second TLS client: %v, want an internal_error alert", err)
+	}
+}
+
+// TestTLSInputWhileHandshakeWaitsIsBounded holds a handshake on a worker
+// and floods the connection: it is closed once 1 MiB waits unread.
+func TestTLSInputWhileHandshakeWaitsIsBounded(t *testing.T) {
+	p := newTestPKI(t)
+	rk := newRSAKey(t)
+	certFile, _ := p.issue(t, "gated", "localhost", rk)
+	raw, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := pem.Decode(raw)
+	gate := make(chan struct{})
+	defer close(gate)
+	cert, err := tlsengine.NewCertificate([][]byte{b.Bytes}, gatedSigner{rk, gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tlsengine.Config{Certificates: []*tlsengine.Certificate{cert},
+		AsyncSign: func(tlsengine.SignatureScheme) bool { return true }}
+	s := startTLSServer(t, p, Options{TLS: TLSOptions{Config: cfg, Workers: 1}})
+	c, err := net.Dial("tcp", s.TLSAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(clientHelloBytes(t, p.clientConfig())); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.tls.queueDepth() < 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	junk := make([]byte, 64<<10)
+	_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	sent := 0
+	for sent < 4<<20 {
+		n, err := c.Write(junk)
+		sent += n
+		if err != nil {
+			break
+		}
+	}
+	// Closed (EOF or reset), not left waiting for the worker.
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("after %d bytes sent while the handshake waited the connection is still open", sent)
 	}
 }
