@@ -258,6 +258,50 @@ func TestProtectedModeDeniedTextMatchesRedis(t *testing.T) {
 	v.check()
 }
 
+// TestProtectedModeOnTheTLSPort refuses a remote TLS client at accept with
+// an access_denied alert, unless tls-auth-clients is yes: then every
+// client that finishes the handshake has a verified certificate.
+func TestProtectedModeOnTheTLSPort(t *testing.T) {
+	p := newTestPKI(t)
+	for _, tt := range []struct {
+		tls      TLSOptions
+		admitted bool
+	}{
+		{TLSOptions{}, false},
+		{TLSOptions{CACertFile: p.caFile, AuthClients: "optional"}, false},
+		{TLSOptions{CACertFile: p.caFile, AuthClients: "yes"}, true},
+	} {
+		s := startTLSServer(t, p, Options{TLS: tt.tls})
+		s.cfg.prot.loopbackIsRemote.Store(true)
+		cfg := p.clientConfig()
+		cfg.Certificates = []tls.Certificate{p.clientPair(t)}
+		c, err := net.Dial("tcp", s.TLSAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := tls.Client(c, cfg)
+		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+		err = tc.Handshake()
+		if tt.admitted {
+			r := bufio.NewReader(tc)
+			if err != nil || tlsDo(t, tc, r, "PING") != "+PONG\r\n" {
+				t.Errorf("auth-clients %s: client with a certificate: %v", tt.tls.AuthClients, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "access denied") {
+			t.Errorf("auth-clients %q: handshake error %v, want access denied", tt.tls.AuthClients, err)
+		}
+		tc.Close()
+		s.cfg.prot.loopbackIsRemote.Store(false)
+		want := "1"
+		if tt.admitted {
+			want = "0"
+		}
+		if got := infoValue(t, dialRaw(t, s.Addr()), "rejected_connections"); got != want {
+			t.Errorf("auth-clients %q: rejected_connections = %s, want %s", tt.tls.AuthClients, got, want)
+		}
+	}
+}
+
 // TestSlowlorisClientsDoNotStarveOthers holds 100 connections that each
 // send one byte of a command every 100 ms. Other clients are served
 // throughout; once the trickle stops, the idle timeout closes them all.
@@ -742,6 +786,7 @@ func init() {
 	}{
 		{"ProtectedModeDeniesNonLoopbackClients", TestProtectedModeDeniesNonLoopbackClients},
 		{"ProtectedModeDeniedTextMatchesRedis", TestProtectedModeDeniedTextMatchesRedis},
+		{"ProtectedModeOnTheTLSPort", TestProtectedModeOnTheTLSPort},
 		{"SlowlorisClientsDoNotStarveOthers", TestSlowlorisClientsDoNotStarveOthers},
 		{"ClientThatNeverReadsIsClosedAndMemoryStaysBounded", TestClientThatNeverReadsIsClosedAndMemoryStaysBounded},
 		{"MaxClientsWithManyConnectionsAtOnce", TestMaxClientsWithManyConnectionsAtOnce},
