@@ -296,6 +296,7 @@ func init() {
 		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
 		{"TLSMaxClientsRefusesWithAnAlert", TestTLSMaxClientsRefusesWithAnAlert},
 		{"TLSInputWhileHandshakeWaitsIsBounded", TestTLSInputWhileHandshakeWaitsIsBounded},
+		{"TLS12LargeValuesRoundTrip", TestTLS12LargeValuesRoundTrip},
 	}...)
 }
 

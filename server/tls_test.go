@@ -596,3 +596,24 @@ func TestTLSAuthClientsUserCNLogsInByCertificate(t *testing.T) {
 		t.Errorf("GET with the setting off = %q, want -NOAUTH", got)
 	}
 }
+
+// TestTLS12LargeValuesRoundTrip moves values larger than a record both
+// ways over TLS 1.2, whose records carry an explicit nonce.
+func TestTLS12LargeValuesRoundTrip(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{})
+	for _, suite := range []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256} {
+		cfg := p.clientConfig()
+		cfg.MaxVersion, cfg.CipherSuites = tls.VersionTLS12, []uint16{suite}
+		rdb := redis.NewClient(&redis.Options{Addr: s.TLSAddr(), TLSConfig: cfg, PoolSize: 1})
+		ctx := context.Background()
+		big := strings.Repeat("z", 70<<10)
+		if err := rdb.Set(ctx, "big12", big, 0).Err(); err != nil {
+			t.Fatalf("suite %x: SET: %v", suite, err)
+		}
+		if v, err := rdb.Get(ctx, "big12").Result(); err != nil || v != big {
+			t.Errorf("suite %x: GET returned %d bytes, %v", suite, len(v), err)
+		}
+		rdb.Close()
+	}
+}
