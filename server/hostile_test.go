@@ -302,17 +302,25 @@ func TestProtectedModeOnTheTLSPort(t *testing.T) {
 	}
 }
 
-// TestSlowlorisClientsDoNotStarveOthers holds 100 connections that each
-// send one byte of a command every 100 ms. Other clients are served
+// TestSlowlorisClientsDoNotStarveOthers holds 100 plaintext and 20
+// established TLS connections that each send one byte of a command every
+// 100 ms (on TLS, one record per byte). Other clients are served
 // throughout; once the trickle stops, the idle timeout closes them all.
 func TestSlowlorisClientsDoNotStarveOthers(t *testing.T) {
-	s, _ := startServer(t, Options{Timeout: 1})
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Timeout: 1})
 	v := newVictim(t, s.Addr(), 100)
-	const n = 100
+	const plain, tlsN, n = 100, 20, 120
 	cmd := multibulk("SET", "slow", strings.Repeat("s", 1000))
 	conns := make([]net.Conn, n)
 	for i := range conns {
-		c, err := net.Dial("tcp", s.Addr())
+		var c net.Conn
+		var err error
+		if i < plain {
+			c, err = net.Dial("tcp", s.Addr())
+		} else {
+			c, err = tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
