@@ -173,18 +173,23 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 // owning loop only.
 func (h *handler) runBatch(cs *connState, ls *loopState, in, out []byte) (int, []byte, bool) {
 	s := h.s
-	now := nowMs()
 	cl := &cs.cl
 	if !cl.tight {
 		cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
 	}
 	before := cl.ncmds
-	n, out, closeAfter := s.execute(cl, in, out, now, ls.scratch)
+	n, out, closeAfter := s.execute(cl, in, out, 0, ls.scratch) // the clock is read lazily
 	if d := cl.ncmds - before; d > 0 {
 		ls.commands.Add(d)
 	}
 	cs.needWake = !closeAfter && n < len(in) && len(out) >= batchOutLimit
-	if now != cs.pubActive {
+	now := cl.ctx.now
+	if now == 0 { // no command read the clock: the tick's time serves the idle timeout
+		now = coarseMs.Load()
+	}
+	// Publish forward moves, and backward steps of the wall clock larger
+	// than the tick's lag.
+	if now > cs.pubActive || now < cs.pubActive-2*int64(tickInterval/time.Millisecond) {
 		cs.pubActive = now
 		cs.shared.lastActive.Store(now)
 	}
@@ -302,6 +307,7 @@ func (h *handler) tick(n int) {
 var (
 	clockStart  = time.Now()
 	clockOffset atomic.Int64 // Unix ms at clockStart, as last re-anchored
+	coarseMs    atomic.Int64 // nowMs at the last tick: lastActive of batches that read no clock
 )
 
 func init() { reanchorClock() }
@@ -310,9 +316,11 @@ func init() { reanchorClock() }
 func reanchorClock() {
 	now := time.Now()
 	clockOffset.Store(now.UnixMilli() - int64(now.Sub(clockStart)/time.Millisecond))
+	coarseMs.Store(nowMs())
 }
 
-// nowMs is the wall clock in Unix milliseconds; read once per callback.
+// nowMs is the wall clock in Unix milliseconds; read at most once per
+// batch, and only when a command needs it (session.go call).
 func nowMs() int64 { return clockOffset.Load() + int64(time.Since(clockStart)/time.Millisecond) }
 
 // registry lists every connected client across loops for CLIENT LIST and

@@ -20,7 +20,12 @@ const (
 	flagLoading
 	flagStale
 	flagDenyOOM // refused with -OOM when maxmemory is reached (maxmemory.go)
+	flagNoClock // never reads the clock: the batch need not read it (session.go call)
 )
+
+// clockFree names the commands whose handlers never read cmdCtx.now; init
+// gives them flagNoClock.
+var clockFree = []string{"ping", "echo"}
 
 // command is one row of a command table. Arity > 0 is exact, < 0 a minimum
 // (both count the name). First, Last and Step locate the key arguments as
@@ -47,7 +52,7 @@ type cmdCtx struct {
 	// input: valid until the handler returns, never kept.
 	args [][]byte
 	out  []byte // replies are appended here
-	now  int64  // Unix time in milliseconds, read once per batch
+	now  int64  // Unix time in milliseconds, read at most once per batch; 0 until read (call)
 }
 
 // db is the client's selected database.
@@ -81,6 +86,9 @@ func init() {
 		}
 	}
 	slices.SortFunc(allCommands, func(a, b *command) int { return strings.Compare(a.Name, b.Name) })
+	for _, name := range clockFree {
+		commandIndex[name].Flags |= flagNoClock
+	}
 	buildSubcommandRows()
 }
 

@@ -28,7 +28,9 @@ type client struct {
 // replies to out. It returns how many bytes of in it consumed, the extended
 // out, and whether the connection must close once out is written (QUIT, a
 // protocol error). It stops early, leaving commands in in, once out passes
-// batchOutLimit. owning loop only.
+// batchOutLimit. now is the batch's time in Unix milliseconds, or 0 to read
+// the clock lazily at the first command that needs it (call); cl.ctx.now
+// holds what was used when execute returns. owning loop only.
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
 	s.lazy()
 	ctx := &cl.ctx
@@ -80,6 +82,9 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		cl.quit = true // the user was deleted: Redis disconnects its clients
 		return
 	}
+	if c.now == 0 && s.needsClock(cl, cmd) {
+		c.now = nowMs() // once per batch, by the first command that needs it
+	}
 	if msg := s.acl.check(cl.user, cmd, c); msg != "" {
 		c.errReply(msg)
 		return
@@ -91,6 +96,20 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl.ncmds++
 	cl.lastCmd = cmd
 	cmd.Fn(c)
+}
+
+// needsClock reports whether running cmd for cl may read the clock: any
+// command without flagNoClock, and any command once an ACL denial (logged
+// with its time) or maxmemory eviction (expiry-aware) may happen.
+func (s *Server) needsClock(cl *client, cmd *command) bool {
+	if cmd.Flags&flagNoClock == 0 || s.cfg.mem.maxMemory.Load() > 0 {
+		return true
+	}
+	u := cl.user
+	if u == nil {
+		u = s.acl.def
+	}
+	return !u.perm.Load().allowAll
 }
 
 // authRequired reports whether the default user has a password.
