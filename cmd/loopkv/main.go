@@ -56,6 +56,14 @@ var ignored = map[string]bool{
 }
 
 func run(args []string) error {
+	args, profile := takeCPUProfileFlag(args) // profile.go
+	if profile != "" {
+		stop, err := startCPUProfile(profile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	cfg, configFile, err := loadSettings(args)
 	if err != nil {
 		return err
