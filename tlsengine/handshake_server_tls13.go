@@ -606,7 +606,9 @@ func (e *Engine) sendServerFinished() (state, error) {
 	serverApp := hs.master.serverApplicationTrafficSecret(th)
 	e.keyLog("CLIENT_TRAFFIC_SECRET_0", hs.clientRandom[:], hs.clientApp)
 	e.keyLog("SERVER_TRAFFIC_SECRET_0", hs.clientRandom[:], serverApp)
-	e.keyLog("EXPORTER_SECRET", hs.clientRandom[:], hs.master.exporterMasterSecret(th))
+	if e.cfg.KeyLog != nil { // nothing else uses the exporter secret
+		e.keyLog("EXPORTER_SECRET", hs.clientRandom[:], hs.master.exporterMasterSecret(th))
+	}
 	if err := e.out.setTrafficSecret(hs.suite, serverApp); err != nil {
 		return nil, err
 	}

@@ -60,8 +60,41 @@ func deriveSecret(h crypto.Hash, secret []byte, label string, transcriptHash []b
 }
 
 // emptyHash returns Transcript-Hash("") for h, the context of the "derived"
-// and binder-key derivations.
-func emptyHash(h crypto.Hash) []byte { return h.New().Sum(nil) }
+// and binder-key derivations. The result may be shared: read only.
+func emptyHash(h crypto.Hash) []byte {
+	if c := constantsOf(h); c != nil {
+		return c.empty
+	}
+	return h.New().Sum(nil)
+}
+
+// scheduleConstants are the values of the schedule that depend on the hash
+// alone, computed once instead of per handshake: Transcript-Hash("") and,
+// for a handshake without PSK, the Early Secret and the salt "derived"
+// from it. They are shared and read only.
+type scheduleConstants struct {
+	empty        []byte
+	noPSKEarly   []byte // HKDF-Extract(0, 0)
+	noPSKDerived []byte // Derive-Secret(noPSKEarly, "derived", "")
+}
+
+// schedules holds the constants of the TLS 1.3 suites' hashes.
+var schedules = func() (m [crypto.SHA384 + 1]*scheduleConstants) {
+	for _, h := range []crypto.Hash{crypto.SHA256, crypto.SHA384} {
+		c := &scheduleConstants{empty: h.New().Sum(nil), noPSKEarly: extract(h, nil, nil)}
+		c.noPSKDerived = hkdfExpandLabel(h.New, c.noPSKEarly, labelDerived, c.empty, h.Size())
+		m[h] = c
+	}
+	return m
+}()
+
+// constantsOf returns the precomputed constants of h, nil if none.
+func constantsOf(h crypto.Hash) *scheduleConstants {
+	if int(h) < len(schedules) {
+		return schedules[h]
+	}
+	return nil
+}
 
 // extract is HKDF-Extract(salt, ikm); a nil ikm means a string of hash-length
 // zeros, as the RFC uses when no PSK or no (EC)DHE secret is present.
@@ -80,11 +113,15 @@ func extract(h crypto.Hash, ikm, salt []byte) []byte {
 type earlySecret struct {
 	hash   crypto.Hash
 	secret []byte
+	noPSK  bool // secret is the shared constant HKDF-Extract(0, 0)
 }
 
 // newEarlySecret returns HKDF-Extract(0, PSK); psk nil means no PSK (hash
 // length zeros).
 func newEarlySecret(h crypto.Hash, psk []byte) earlySecret {
+	if c := constantsOf(h); psk == nil && c != nil {
+		return earlySecret{hash: h, secret: c.noPSKEarly, noPSK: true}
+	}
 	return earlySecret{hash: h, secret: extract(h, psk, nil)}
 }
 
@@ -103,7 +140,12 @@ func (s earlySecret) clientEarlyTrafficSecret(th []byte) []byte {
 // handshakeSecret returns the Handshake Secret from the (EC)DHE shared
 // secret (nil: psk_ke mode, hash-length zeros).
 func (s earlySecret) handshakeSecret(shared []byte) handshakeSecret {
-	salt := deriveSecret(s.hash, s.secret, labelDerived, emptyHash(s.hash))
+	var salt []byte
+	if s.noPSK {
+		salt = constantsOf(s.hash).noPSKDerived // no PSK: the salt is a constant
+	} else {
+		salt = deriveSecret(s.hash, s.secret, labelDerived, emptyHash(s.hash))
+	}
 	return handshakeSecret{hash: s.hash, secret: extract(s.hash, shared, salt)}
 }
 
