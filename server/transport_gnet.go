@@ -38,10 +38,15 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 		addrs = append(addrs, "tcp://"+t.tlsAddr)
 	}
 	// Rotate serves every listener on the same loops; the handler tells a
-	// TLS connection by its local address.
+	// TLS connection by its local address. With one loop, that loop accepts
+	// itself (gnet's reuse-port mode, where each loop owns its listeners):
+	// no separate acceptor thread that hands each new connection over with
+	// an eventfd write and a wake-up. With more loops, reuse-port would bind
+	// a listener per loop, so the single acceptor stays.
 	return gnet.Rotate(t, addrs,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
+		gnet.WithReusePort(loops == 1),
 		gnet.WithTicker(true),
 		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
