@@ -4,6 +4,8 @@ import (
 	"bytes"
 
 	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/store"
 )
 
 // Connection family: PING, ECHO, QUIT, RESET, HELLO, AUTH, SELECT, CLIENT.
@@ -212,47 +214,9 @@ func validClientName(b []byte) bool {
 	return true
 }
 
-// parseInt parses a base-10 int64 as Redis's string2ll does: optional '-',
-// no '+', no spaces, no leading zeros. It does not allocate.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	if b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, ch := range b {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-		d := uint64(ch - '0')
-		if v > (1<<64-1-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// parseInt parses a base-10 int64 as Redis's string2ll does; the store's
+// parser is the one the string commands use.
+func parseInt(b []byte) (int64, bool) { return store.ParseInt(b) }
 
 var connCommands = []command{
 	{Name: "ping", Arity: -1, Flags: flagFast, Group: "connection", Since: "1.0.0", Summary: "Returns the server's liveliness response.", Fn: cmdPing},
