@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -454,6 +455,10 @@ func TestClientThatNeverReadsIsClosedAndMemoryStaysBounded(t *testing.T) {
 // other 1,501 read Redis's error and are closed. (10,000 at once is in
 // benchmarks/soak -flood.)
 func TestMaxClientsWithManyConnectionsAtOnce(t *testing.T) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur < 4096 {
+		t.Skipf("RLIMIT_NOFILE %d: 2,000 clients and 500 server sockets need 4096", rl.Cur)
+	}
 	s, _ := startServer(t, Options{MaxClients: 500})
 	v := newVictim(t, s.Addr(), 100)
 	const n = 2000
