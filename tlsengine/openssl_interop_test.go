@@ -16,11 +16,12 @@ import (
 	"time"
 )
 
-// runOpenSSL runs one openssl s_client (3.0: no ML-KEM) against an Engine
-// with cfg, driven in the test goroutine. script writes s_client's stdin;
-// stdin closes 200 ms after the first echo so openssl reads the ticket and
-// the echo first. It returns the engine, the server error and openssl's output.
-func runOpenSSL(t *testing.T, cfg *Config, sni string, args []string, script func(w io.Writer)) (*Engine, error, string) {
+// runOpenSSL runs one openssl s_client (3.0: no ML-KEM) with version flag
+// vers ("-tls1_3" or "-tls1_2") against an Engine with cfg, driven in the
+// test goroutine. script writes s_client's stdin; stdin closes 200 ms after
+// the first echo so openssl reads the ticket and the echo first. It returns
+// the engine, the server error and openssl's output.
+func runOpenSSL(t *testing.T, vers string, cfg *Config, sni string, args []string, script func(w io.Writer)) (*Engine, error, string) {
 	t.Helper()
 	bin, err := exec.LookPath("openssl")
 	if err != nil {
@@ -36,7 +37,7 @@ func runOpenSSL(t *testing.T, cfg *Config, sni string, args []string, script fun
 	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	args = append([]string{"s_client", "-connect", ln.Addr().String(), "-tls1_3", "-CAfile", ca,
+	args = append([]string{"s_client", "-connect", ln.Addr().String(), vers, "-CAfile", ca,
 		"-servername", sni, "-verify_return_error", "-no_ign_eof"}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	stdin, stdinW := io.Pipe()
@@ -102,7 +103,7 @@ func TestInteropOpenSSLClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cfg := &Config{Certificates: allCerts(p), TicketKeys: keys}
-		e, serr, out := runOpenSSL(t, cfg, tt.sni, tt.args, writeLines("PING-"+tt.name+"\n"))
+		e, serr, out := runOpenSSL(t, "-tls1_3", cfg, tt.sni, tt.args, writeLines("PING-"+tt.name+"\n"))
 		if e == nil || serr != nil && !e.done {
 			t.Errorf("%s: server %v\n%s", tt.name, serr, out)
 			continue
@@ -127,7 +128,7 @@ func TestInteropOpenSSLClientKeyUpdate(t *testing.T) {
 	p := loadPKI(t)
 	var keylog bytes.Buffer
 	cfg := &Config{Certificates: []*Certificate{p.p256}, KeyLog: &keylog}
-	e, serr, out := runOpenSSL(t, cfg, "example.com", nil, writeLines("K\n", "PING-after-update\n"))
+	e, serr, out := runOpenSSL(t, "-tls1_3", cfg, "example.com", nil, writeLines("K\n", "PING-after-update\n"))
 	if e == nil || serr != nil {
 		t.Fatalf("server %v\n%s", serr, out)
 	}

@@ -2,7 +2,6 @@ package tlsengine
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -10,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -435,61 +432,6 @@ func TestTLS12CloseNotify(t *testing.T) {
 
 // ---- TLS 1.2 interop with openssl s_client -------------------------------------
 
-// runOpenSSL12 runs one `openssl s_client -tls1_2` against an Engine with
-// cfg driven in the test goroutine, like runOpenSSL does for TLS 1.3.
-func runOpenSSL12(t *testing.T, cfg *Config, sni string, args []string, script func(w io.Writer)) (*Engine, error, string) {
-	t.Helper()
-	bin, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("openssl not installed")
-	}
-	p := loadPKI(t)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.caCert.Raw}), 0o600)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	args = append([]string{"s_client", "-connect", ln.Addr().String(), "-tls1_2", "-CAfile", ca,
-		"-servername", sni, "-verify_return_error", "-no_ign_eof"}, args...)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	stdin, stdinW := io.Pipe()
-	cmd.Stdin = stdin
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go script(stdinW)
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		ln.Close()
-		close(exited)
-	}()
-	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-	conn, err := ln.Accept()
-	if err != nil {
-		stdinW.Close()
-		<-exited
-		return nil, err, stdout.String()
-	}
-	e := NewEngine(cfg)
-	d := &driver{t: t, e: e, conn: conn}
-	d.onData = func(d *driver, b []byte) {
-		d.echo(b)
-		time.AfterFunc(200*time.Millisecond, func() { stdinW.Close() })
-	}
-	serr := d.run()
-	stdinW.Close()
-	conn.Close()
-	<-exited
-	return e, serr, stdout.String()
-}
-
 // TestTLS12InteropOpenSSLClient covers every suite, a PKCS #1 v1.5 RSA
 // signature, P-384, a client certificate and ticket resumption against
 // openssl's TLS 1.2 client.
@@ -522,7 +464,7 @@ func TestTLS12InteropOpenSSLClient(t *testing.T) {
 		cfg := config12(p.p256, p.rsa)
 		cfg.TicketKeys, cfg.ClientAuth, cfg.ClientCAs = keys, tt.auth, p.pool
 		args := append([]string{"-cipher", tt.name}, tt.args...)
-		e, serr, out := runOpenSSL12(t, cfg, tt.sni, args, writeLines(fmt.Sprintf("PING-%d\n", i)))
+		e, serr, out := runOpenSSL(t, "-tls1_2", cfg, tt.sni, args, writeLines(fmt.Sprintf("PING-%d\n", i)))
 		if e == nil || serr != nil && !e.done {
 			t.Errorf("#%d %s: server %v\n%s", i, tt.name, serr, out)
 			continue
@@ -551,7 +493,7 @@ func TestTLS12InteropOpenSSLClient(t *testing.T) {
 // renegotiation; the engine ends the connection with handshake_failure.
 func TestTLS12OpenSSLRenegotiationIsRefused(t *testing.T) {
 	p := loadPKI(t)
-	e, serr, out := runOpenSSL12(t, config12(p.p256), "example.com", nil, writeLines("R\n", "PING\n"))
+	e, serr, out := runOpenSSL(t, "-tls1_2", config12(p.p256), "example.com", nil, writeLines("R\n", "PING\n"))
 	if e == nil || !e.done || !errors.Is(serr, ErrRenegotiation) {
 		t.Fatalf("server %v\n%s", serr, out)
 	}
