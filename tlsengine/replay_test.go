@@ -196,15 +196,26 @@ func (c *playConn) Write(b []byte) (int, error)      { return c.out.Write(b) }
 func (c *playConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *playConn) SetWriteDeadline(time.Time) error { return nil }
 
-func recordCase(t *testing.T, p *replayPKI, rc replayCase) []byte {
-	cc := &tls.Config{RootCAs: p.pool, ServerName: "example.com", MinVersion: tls.VersionTLS13,
+// replayConfigFor is replayConfig with TLS 1.2 also enabled when vers is
+// VersionTLS12.
+func replayConfigFor(t testing.TB, p *replayPKI, rc replayCase, vers uint16) *Config {
+	cfg := replayConfig(t, p, rc)
+	if vers == VersionTLS12 {
+		cfg.MinVersion = VersionTLS12
+	}
+	return cfg
+}
+
+// recordCase records rc against a crypto/tls client pinned to vers.
+func recordCase(t *testing.T, p *replayPKI, rc replayCase, vers uint16) []byte {
+	cc := &tls.Config{RootCAs: p.pool, ServerName: "example.com", MinVersion: vers, MaxVersion: vers,
 		Time: func() time.Time { return replayNow }, CurvePreferences: []tls.CurveID{tls.X25519}}
 	if rc.client != nil {
 		rc.client(cc, p)
 	}
 	if rc.resume {
 		cc.ClientSessionCache = tls.NewLRUClientSessionCache(1)
-		if r, serr, _ := runInterop(t, replayConfig(t, p, rc), cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		if r, serr, _ := runInterop(t, replayConfigFor(t, p, rc, vers), cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
 			t.Fatal(r.err, serr)
 		}
 	}
@@ -213,12 +224,12 @@ func recordCase(t *testing.T, p *replayPKI, rc replayCase) []byte {
 	res := make(chan clientResult, 1)
 	go echoClient(c, cc, echoMsgs[:1], res)
 	var log bytes.Buffer
-	d := &driver{t: t, e: NewEngine(replayConfig(t, p, rc)), conn: &recordConn{Conn: s, log: &log}}
+	d := &driver{t: t, e: NewEngine(replayConfigFor(t, p, rc, vers)), conn: &recordConn{Conn: s, log: &log}}
 	if err := d.run(); err != nil {
 		t.Fatalf("%s: server %v", rc.name, err)
 	}
-	if r := <-res; r.err != nil || r.state.DidResume != rc.resume {
-		t.Fatalf("%s: client %v resumed %v", rc.name, r.err, r.state.DidResume)
+	if r := <-res; r.err != nil || r.state.DidResume != rc.resume || r.state.Version != vers {
+		t.Fatalf("%s: client %v resumed %v version %x", rc.name, r.err, r.state.DidResume, r.state.Version)
 	}
 	return log.Bytes()
 }
@@ -230,18 +241,25 @@ func TestReplayTranscripts(t *testing.T) {
 	if *update {
 		makeReplayPKI(t)
 	}
+	replayTranscripts(t, "Server-TLSv13-", replayCases, VersionTLS13)
+}
+
+// replayTranscripts replays testdata/<prefix><case> for every case at
+// version vers (re-recording them first under -update) and requires
+// byte-identical server output and a finished handshake at vers.
+func replayTranscripts(t *testing.T, prefix string, cases []replayCase, vers uint16) {
 	p := loadReplayPKI(t)
-	for _, rc := range replayCases {
-		file := filepath.Join("testdata", "Server-TLSv13-"+rc.name)
+	for _, rc := range cases {
+		file := filepath.Join("testdata", prefix+rc.name)
 		if *update {
-			if err := os.WriteFile(file, recordCase(t, p, rc), 0o644); err != nil {
+			if err := os.WriteFile(file, recordCase(t, p, rc, vers), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 		pc := &playConn{}
 		var want []byte
 		pc.in, want = readTranscript(t, file)
-		e := NewEngine(replayConfig(t, p, rc))
+		e := NewEngine(replayConfigFor(t, p, rc, vers))
 		d := &driver{t: t, e: e, conn: pc}
 		if err := d.run(); err != nil && !errors.Is(err, io.EOF) {
 			t.Errorf("%s: replay: %v", rc.name, err)
@@ -249,8 +267,9 @@ func TestReplayTranscripts(t *testing.T) {
 		if !bytes.Equal(pc.out.Bytes(), want) {
 			t.Errorf("%s: server output differs from the transcript (%d vs %d bytes)", rc.name, pc.out.Len(), len(want))
 		}
-		if !e.done || e.ConnectionState().DidResume != rc.resume {
-			t.Errorf("%s: done %v resumed %v", rc.name, e.done, e.ConnectionState().DidResume)
+		st := e.ConnectionState()
+		if !e.done || st.DidResume != rc.resume || st.Version != vers {
+			t.Errorf("%s: done %v resumed %v version %x", rc.name, e.done, st.DidResume, st.Version)
 		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // ---- TLS 1.2 interop with crypto/tls -------------------------------------------
@@ -515,67 +514,11 @@ var replayCases12 = []replayCase{
 	{name: "Resumed", resume: true},
 }
 
-func replayConfig12(t testing.TB, p *replayPKI, rc replayCase) *Config {
-	cfg := replayConfig(t, p, rc)
-	cfg.MinVersion = VersionTLS12
-	return cfg
-}
-
-func recordCase12(t *testing.T, p *replayPKI, rc replayCase) []byte {
-	cc := &tls.Config{RootCAs: p.pool, ServerName: "example.com", MaxVersion: tls.VersionTLS12,
-		Time: func() time.Time { return replayNow }, CurvePreferences: []tls.CurveID{tls.X25519}}
-	if rc.client != nil {
-		rc.client(cc, p)
-	}
-	if rc.resume {
-		cc.ClientSessionCache = tls.NewLRUClientSessionCache(1)
-		if r, serr, _ := runInterop(t, replayConfig12(t, p, rc), cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-			t.Fatal(r.err, serr)
-		}
-	}
-	c, s := tcpPair(t)
-	defer s.Close()
-	res := make(chan clientResult, 1)
-	go echoClient(c, cc, echoMsgs[:1], res)
-	var log bytes.Buffer
-	d := &driver{t: t, e: NewEngine(replayConfig12(t, p, rc)), conn: &recordConn{Conn: s, log: &log}}
-	if err := d.run(); err != nil {
-		t.Fatalf("%s: server %v", rc.name, err)
-	}
-	if r := <-res; r.err != nil || r.state.DidResume != rc.resume || r.state.Version != tls.VersionTLS12 {
-		t.Fatalf("%s: client %v resumed %v version %x", rc.name, r.err, r.state.DidResume, r.state.Version)
-	}
-	return log.Bytes()
-}
-
 // TestReplayTranscriptsTLS12 replays testdata/Server-TLSv12-* and requires
 // byte-identical server output; go test -run Replay -update re-records
 // them against crypto/tls.
 func TestReplayTranscriptsTLS12(t *testing.T) {
-	p := loadReplayPKI(t)
-	for _, rc := range replayCases12 {
-		file := filepath.Join("testdata", "Server-TLSv12-"+rc.name)
-		if *update {
-			if err := os.WriteFile(file, recordCase12(t, p, rc), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		pc := &playConn{}
-		var want []byte
-		pc.in, want = readTranscript(t, file)
-		e := NewEngine(replayConfig12(t, p, rc))
-		d := &driver{t: t, e: e, conn: pc}
-		if err := d.run(); err != nil && !errors.Is(err, io.EOF) {
-			t.Errorf("%s: replay: %v", rc.name, err)
-		}
-		if !bytes.Equal(pc.out.Bytes(), want) {
-			t.Errorf("%s: server output differs from the transcript (%d vs %d bytes)", rc.name, pc.out.Len(), len(want))
-		}
-		st := e.ConnectionState()
-		if !e.done || st.DidResume != rc.resume || st.Version != VersionTLS12 {
-			t.Errorf("%s: done %v resumed %v version %x", rc.name, e.done, st.DidResume, st.Version)
-		}
-	}
+	replayTranscripts(t, "Server-TLSv12-", replayCases12, VersionTLS12)
 }
 
 func TestTLS12InteropEd25519Certificate(t *testing.T) {
