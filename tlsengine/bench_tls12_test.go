@@ -93,17 +93,7 @@ func BenchmarkSealRecordTLS12(b *testing.B) {
 		for _, n := range recordSizes {
 			b.Run(fmt.Sprintf("%s/%d", tls.CipherSuiteName(s.id), n), func(b *testing.B) {
 				e, _, _ := established12(b, s.id)
-				buf := make([]byte, 0, n+64)
-				pt := bytes.Repeat([]byte{'a'}, n)
-				b.SetBytes(int64(n))
-				b.ReportAllocs()
-				for b.Loop() {
-					out, hdr := e.BeginRecord(buf[:0])
-					out = append(out, pt...)
-					if _, err := e.SealRecord(out, hdr); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchSealRecord(b, e, n)
 			})
 		}
 	}
@@ -117,17 +107,7 @@ func BenchmarkReadRecordTLS12(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", tls.CipherSuiteName(s.id), n), func(b *testing.B) {
 				e, to, _ := established12(b, s.id)
 				rec := peerRecord12(b, to, recordTypeApplicationData, bytes.Repeat([]byte{'a'}, n))
-				in := make([]byte, len(rec))
-				b.SetBytes(int64(n))
-				b.ReportAllocs()
-				for b.Loop() {
-					copy(in, rec)
-					e.in.seq = 0
-					c, p, err := e.Read(in, nil)
-					if err != nil || c != len(rec) || len(p) != n {
-						b.Fatal(c, len(p), err)
-					}
-				}
+				benchReadRecord(b, e, rec, n)
 			})
 		}
 	}
