@@ -96,22 +96,29 @@ func FuzzEngine(f *testing.F) {
 		f.Add(append(ccs, 23, 3, 3, 0, 4, 1, 2, 3, 4), uint16(7), uint8(2)) // + a bogus protected record
 	}
 	f.Fuzz(func(t *testing.T, in []byte, cut uint16, variant uint8) {
-		e := NewEngine(replayConfig(t, p, replayCases[int(variant)%len(replayCases)]))
-		in = bytes.Clone(in)
-		c := min(int(cut), len(in))
-		n1, _, err := e.Read(in[:c], nil)
-		checkFuzzStep(t, e, n1, c, err)
-		if err != nil {
-			return
-		}
-		n2, _, err := e.Read(in[n1:], nil)
-		checkFuzzStep(t, e, n2, len(in)-n1, err)
-		if err != nil {
-			if _, _, err2 := e.Read(in, nil); err2 != err {
-				t.Fatalf("error not sticky: %v then %v", err, err2)
-			}
-		}
+		fuzzReadInTwo(t, NewEngine(replayConfig(t, p, replayCases[int(variant)%len(replayCases)])), in, cut)
 	})
+}
+
+// fuzzReadInTwo feeds a copy of in to e in two Reads cut at cut, checking
+// each step with checkFuzzStep; after a failure a third Read must return
+// the same (sticky) error.
+func fuzzReadInTwo(t *testing.T, e *Engine, in []byte, cut uint16) {
+	t.Helper()
+	in = bytes.Clone(in)
+	c := min(int(cut), len(in))
+	n1, _, err := e.Read(in[:c], nil)
+	checkFuzzStep(t, e, n1, c, err)
+	if err != nil {
+		return
+	}
+	n2, _, err := e.Read(in[n1:], nil)
+	checkFuzzStep(t, e, n2, len(in)-n1, err)
+	if err != nil {
+		if _, _, err2 := e.Read(in, nil); err2 != err {
+			t.Fatalf("error not sticky: %v then %v", err, err2)
+		}
+	}
 }
 
 func checkFuzzStep(t *testing.T, e *Engine, consumed, avail int, err error) {

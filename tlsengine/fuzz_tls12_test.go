@@ -186,20 +186,6 @@ func FuzzEngineTLS12(f *testing.F) {
 	f.Add(fuzz12Records(f, recordTypeAlert, []byte{1, 0}), uint16(0xffff), uint8(3))                       // close_notify
 	f.Add(fuzz12Records(f, recordTypeHandshake, []byte{1, 0, 0, 4, 3, 3, 0, 0}), uint16(0xffff), uint8(3)) // renegotiation
 	f.Fuzz(func(t *testing.T, in []byte, cut uint16, variant uint8) {
-		e := fuzz12Engine(t, int(variant%4))
-		in = bytes.Clone(in)
-		c := min(int(cut), len(in))
-		n1, _, err := e.Read(in[:c], nil)
-		checkFuzzStep(t, e, n1, c, err)
-		if err != nil {
-			return
-		}
-		n2, _, err := e.Read(in[n1:], nil)
-		checkFuzzStep(t, e, n2, len(in)-n1, err)
-		if err != nil {
-			if _, _, err2 := e.Read(in, nil); err2 != err {
-				t.Fatalf("error not sticky: %v then %v", err, err2)
-			}
-		}
+		fuzzReadInTwo(t, fuzz12Engine(t, int(variant%4)), in, cut)
 	})
 }
