@@ -20,15 +20,8 @@ func TestRecordPathDoesNotAllocate(t *testing.T) {
 		e.in.setTrafficSecret(s, secret)
 		e.out.setTrafficSecret(s, secret)
 		*peer = e.in
-		buf := make([]byte, 0, 2048)
 		pt := bytes.Repeat([]byte{'z'}, 1000)
-		if n := testing.AllocsPerRun(100, func() {
-			out, hdr := e.BeginRecord(buf[:0])
-			out = append(out, pt...)
-			if _, err := e.SealRecord(out, hdr); err != nil {
-				t.Fatal(err)
-			}
-		}); n != 0 {
+		if n := sealAllocs(t, e, pt); n != 0 {
 			t.Errorf("%x: SealRecord allocates %.1f times", suite, n)
 		}
 		rec := peerRecord(t, peer, recordTypeApplicationData, pt)
@@ -49,6 +42,20 @@ func TestRecordPathDoesNotAllocate(t *testing.T) {
 			t.Errorf("%x: Read allocates %.1f times", suite, n)
 		}
 	}
+}
+
+// sealAllocs returns the allocations per run of sealing one application
+// data record of pt with e into a 2048-byte buffer.
+func sealAllocs(t *testing.T, e *Engine, pt []byte) float64 {
+	t.Helper()
+	buf := make([]byte, 0, 2048)
+	return testing.AllocsPerRun(100, func() {
+		out, hdr := e.BeginRecord(buf[:0])
+		out = append(out, pt...)
+		if _, err := e.SealRecord(out, hdr); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestReadCompactsPlaintextInPlace(t *testing.T) {

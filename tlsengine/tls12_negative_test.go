@@ -292,15 +292,8 @@ func TestTLS12OutOfOrderHandshakeRecords(t *testing.T) {
 func TestTLS12RecordsAllocateNothing(t *testing.T) {
 	for _, s := range cipherSuites12 {
 		e, to, _ := established12(t, s.id)
-		buf := make([]byte, 0, 2048)
 		pt := bytes.Repeat([]byte{'a'}, 1024)
-		if n := testing.AllocsPerRun(100, func() {
-			out, hdr := e.BeginRecord(buf[:0])
-			out = append(out, pt...)
-			if _, err := e.SealRecord(out, hdr); err != nil {
-				t.Fatal(err)
-			}
-		}); n != 0 {
+		if n := sealAllocs(t, e, pt); n != 0 {
 			t.Errorf("%x: SealRecord %v allocs", s.id, n)
 		}
 		rec := peerRecord12(t, to, recordTypeApplicationData, pt)
