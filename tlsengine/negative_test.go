@@ -407,15 +407,7 @@ func TestSecondClientHelloMustMatch(t *testing.T) {
 }
 
 func TestBadBinderIsDecryptError(t *testing.T) {
-	p := loadPKI(t)
-	keys, _ := NewTicketKeys(rand.Reader)
-	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
-	cc := clientConfig(p)
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
-	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		t.Fatal(r.err, serr)
-	}
-	rec := captureClientHello(t, cc)
+	cfg, rec := resumingClientHello(t)
 	if e := NewEngine(cfg); true {
 		if err, _ := feedAll(e, bytes.Clone(rec)); err != nil || !e.ConnectionState().DidResume {
 			t.Fatalf("good binder: %v resumed %v", err, e.ConnectionState().DidResume)
@@ -431,14 +423,7 @@ func TestBadBinderIsDecryptError(t *testing.T) {
 }
 
 func TestBadClientFinishedIsDecryptError(t *testing.T) {
-	p := loadPKI(t)
-	cc, sc := tcpPair(t)
-	defer sc.Close()
-	res := make(chan clientResult, 1)
-	go echoClient(cc, clientConfig(p), echoMsgs[:1], res)
-	e := NewEngine(testConfig(t))
-	d := &driver{t: t, e: e, conn: sc, mode: feedRecord}
-	d.hook = func(rec []byte) {
+	err := runTamperedClient(t, func(e *Engine, rec []byte) {
 		if rec[0] != recordTypeApplicationData || e.hs == nil || e.hs.state != (expectFinished{}) {
 			return
 		}
@@ -453,15 +438,25 @@ func TestBadClientFinishedIsDecryptError(t *testing.T) {
 		pt[len(pt)-1] ^= 1
 		dir.seq--
 		dir.sealInPlace(rec[:5+len(pt)], 0, typ)
-	}
-	err := d.run()
+	})
 	wantAlertErr(t, "bad Finished", err, AlertDecryptError)
-	if r := <-res; r.err == nil {
-		t.Error("client did not see the failure")
-	}
 }
 
 func TestTamperedClientRecordIsBadRecordMAC(t *testing.T) {
+	err := runTamperedClient(t, func(_ *Engine, rec []byte) {
+		if rec[0] == recordTypeApplicationData {
+			rec[len(rec)-3] ^= 0x80
+		}
+	})
+	wantAlertErr(t, "tampered", err, AlertBadRecordMAC)
+}
+
+// runTamperedClient runs a crypto/tls echo client against a testConfig
+// Engine fed record by record; tamper sees (and may change) each client
+// record before the engine does. It returns the server's error, and the
+// client must see the failure.
+func runTamperedClient(t *testing.T, tamper func(e *Engine, rec []byte)) error {
+	t.Helper()
 	p := loadPKI(t)
 	cc, sc := tcpPair(t)
 	defer sc.Close()
@@ -469,15 +464,27 @@ func TestTamperedClientRecordIsBadRecordMAC(t *testing.T) {
 	go echoClient(cc, clientConfig(p), echoMsgs[:1], res)
 	e := NewEngine(testConfig(t))
 	d := &driver{t: t, e: e, conn: sc, mode: feedRecord}
-	d.hook = func(rec []byte) {
-		if rec[0] == recordTypeApplicationData {
-			rec[len(rec)-3] ^= 0x80
-		}
-	}
-	wantAlertErr(t, "tampered", d.run(), AlertBadRecordMAC)
+	d.hook = func(rec []byte) { tamper(e, rec) }
+	err := d.run()
 	if r := <-res; r.err == nil {
 		t.Error("client did not see the failure")
 	}
+	return err
+}
+
+// resumingClientHello returns a ticket-issuing Config and the ClientHello
+// record of a crypto/tls client offering the ticket it was issued.
+func resumingClientHello(t *testing.T) (*Config, []byte) {
+	t.Helper()
+	p := loadPKI(t)
+	keys, _ := NewTicketKeys(rand.Reader)
+	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
+	cc := clientConfig(p)
+	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	return cfg, captureClientHello(t, cc)
 }
 
 func TestKeyUpdateFloodIsRejected(t *testing.T) {
@@ -499,15 +506,8 @@ func TestKeyUpdateFloodIsRejected(t *testing.T) {
 }
 
 func TestTicketAgeSkewFallsBackToFullHandshake(t *testing.T) {
-	p := loadPKI(t)
-	keys, _ := NewTicketKeys(rand.Reader)
-	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
-	cc := clientConfig(p)
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
-	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		t.Fatal(r.err, serr)
-	}
-	m := parseClientHello(t, captureClientHello(t, cc))
+	cfg, rec := resumingClientHello(t)
+	m := parseClientHello(t, rec)
 	m.pskIdentities[0].obfuscatedTicketAge += 60_000 // the client claims a minute more
 	e := NewEngine(cfg)
 	if err, out := feedAll(e, handshakeRecord(m.appendTo(nil))); err != nil || len(out) == 0 || e.ConnectionState().DidResume {
@@ -531,15 +531,8 @@ func TestTicketFromOtherKeysIsIgnored(t *testing.T) {
 }
 
 func TestPreSharedKeyNotLastIsIllegalParameter(t *testing.T) {
-	p := loadPKI(t)
-	keys, _ := NewTicketKeys(rand.Reader)
-	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
-	cc := clientConfig(p)
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
-	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		t.Fatal(r.err, serr)
-	}
-	msg := captureClientHello(t, cc)[5:]
+	cfg, rec := resumingClientHello(t)
+	msg := rec[5:]
 	// Append an empty padding extension after pre_shared_key.
 	msg = append(bytes.Clone(msg), 0, 21, 0, 0)
 	n := len(msg) - 4
