@@ -329,38 +329,16 @@ func (e *Engine) readClientCertificate12(msg []byte) (state, error) {
 		}
 		return expectClientKeyExchange12{}, nil
 	}
-	certs := make([]*x509.Certificate, 0, len(m.certificates))
-	for _, der := range m.certificates {
-		c, err := x509.ParseCertificate(bytes.Clone(der))
-		if err != nil {
-			return nil, alertErr(AlertBadCertificate, ErrBadCertificate)
-		}
-		certs = append(certs, c)
+	certs, err := parseClientChain(m.certificates)
+	if err != nil {
+		return nil, err
 	}
 	switch certs[0].PublicKey.(type) {
 	case *ecdsa.PublicKey, *rsa.PublicKey:
 	default:
 		return nil, alertErr(AlertUnsupportedCertificate, ErrBadCertificate)
 	}
-	e.state.PeerCertificates = certs
-	if e.cfg.ClientCAs == nil {
-		return expectClientKeyExchange12{}, nil // accepted unverified; VerifiedLeaf stays nil
-	}
-	hs.vopts = &x509.VerifyOptions{
-		Roots: e.cfg.ClientCAs, CurrentTime: e.cfg.now(), Intermediates: x509.NewCertPool(),
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	for _, c := range certs[1:] {
-		hs.vopts.Intermediates.AddCert(c)
-	}
-	if e.cfg.AsyncVerify {
-		return awaitVerify{}, nil
-	}
-	if _, err := certs[0].Verify(*hs.vopts); err != nil {
-		return nil, verifyAlert(err)
-	}
-	e.state.VerifiedLeaf = certs[0]
-	return expectClientKeyExchange12{}, nil
+	return e.acceptClientChain(certs, expectClientKeyExchange12{})
 }
 
 // readClientKeyExchange12 completes ECDHE, derives the extended master

@@ -634,8 +634,18 @@ func (e *Engine) readClientCertificate(msg []byte) (state, error) {
 		}
 		return expectFinished{}, nil
 	}
-	certs := make([]*x509.Certificate, 0, len(m.certificates))
-	for _, der := range m.certificates {
+	certs, err := parseClientChain(m.certificates)
+	if err != nil {
+		return nil, err
+	}
+	return e.acceptClientChain(certs, expectCertificateVerify{})
+}
+
+// parseClientChain parses the client's DER chain, leaf first; a
+// certificate x509 rejects is bad_certificate.
+func parseClientChain(ders [][]byte) ([]*x509.Certificate, error) {
+	certs := make([]*x509.Certificate, 0, len(ders))
+	for _, der := range ders {
 		// x509 keeps slices of its input: give it bytes hs.buf will not reuse.
 		c, err := x509.ParseCertificate(bytes.Clone(der))
 		if err != nil {
@@ -643,26 +653,34 @@ func (e *Engine) readClientCertificate(msg []byte) (state, error) {
 		}
 		certs = append(certs, c)
 	}
+	return certs, nil
+}
+
+// acceptClientChain records the client's non-empty chain and verifies it
+// against ClientCAs for client authentication (TLS 1.3 and 1.2 alike).
+// next is the state after a verified chain, or after any chain when
+// ClientCAs is nil; under AsyncVerify it returns awaitVerify{} instead.
+func (e *Engine) acceptClientChain(certs []*x509.Certificate, next state) (state, error) {
+	hs := e.hs
 	e.state.PeerCertificates = certs
 	if e.cfg.ClientCAs == nil {
-		return expectCertificateVerify{}, nil // accepted unverified; VerifiedLeaf stays nil
+		return next, nil // accepted unverified; VerifiedLeaf stays nil
 	}
-	opts := &x509.VerifyOptions{
+	hs.vopts = &x509.VerifyOptions{
 		Roots: e.cfg.ClientCAs, CurrentTime: e.cfg.now(), Intermediates: x509.NewCertPool(),
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
 	for _, c := range certs[1:] {
-		opts.Intermediates.AddCert(c)
+		hs.vopts.Intermediates.AddCert(c)
 	}
-	hs.vopts = opts
 	if e.cfg.AsyncVerify {
 		return awaitVerify{}, nil
 	}
-	if _, err := certs[0].Verify(*opts); err != nil {
+	if _, err := certs[0].Verify(*hs.vopts); err != nil {
 		return nil, verifyAlert(err)
 	}
 	e.state.VerifiedLeaf = certs[0]
-	return expectCertificateVerify{}, nil
+	return next, nil
 }
 
 // verifyAlert maps a chain verification error to its alert (RFC 8446,
