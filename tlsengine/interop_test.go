@@ -13,6 +13,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	mrand "math/rand/v2"
@@ -426,8 +427,7 @@ func TestInteropSNISelectsCertificate(t *testing.T) {
 		cc := clientConfig(p)
 		cc.ServerName, cc.InsecureSkipVerify = tt.sni, true
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
-		if r.err != nil || serr != nil {
-			t.Errorf("#%d: client %v, server %v", i, r.err, serr)
+		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
 			continue
 		}
 		if got := r.state.PeerCertificates[0].DNSNames[0]; got != tt.want {
@@ -474,14 +474,10 @@ func TestInteropALPN(t *testing.T) {
 		cc.NextProtos = tt.client
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
 		if tt.fail {
-			var ae *AlertError
-			if !errors.As(serr, &ae) || ae.Alert != AlertNoApplicationProtocol || r.err == nil {
-				t.Errorf("#%d: server %v client %v, want no_application_protocol", i, serr, r.err)
-			}
+			wantAlert(t, fmt.Sprint("#", i), r, serr, AlertNoApplicationProtocol)
 			continue
 		}
-		if r.err != nil || serr != nil {
-			t.Errorf("#%d: client %v, server %v", i, r.err, serr)
+		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
 			continue
 		}
 		if r.state.NegotiatedProtocol != tt.want || e.ConnectionState().NegotiatedProtocol != tt.want {
@@ -587,19 +583,35 @@ func TestInteropClientCertificates(t *testing.T) {
 		}
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
 		if tt.alert != 0 {
-			var ae *AlertError
-			if !errors.As(serr, &ae) || ae.Alert != tt.alert || r.err == nil {
-				t.Errorf("%s: server %v client %v, want alert %v", tt.name, serr, r.err, tt.alert)
-			}
+			wantAlert(t, tt.name, r, serr, tt.alert)
 			continue
 		}
-		if r.err != nil || serr != nil {
-			t.Errorf("%s: client %v, server %v", tt.name, r.err, serr)
+		if !wantOK(t, tt.name, r, serr) {
 			continue
 		}
 		if got := e.ConnectionState().VerifiedLeaf != nil; got != tt.leaf {
 			t.Errorf("%s: verified leaf %v, want %v", tt.name, got, tt.leaf)
 		}
+	}
+}
+
+// wantOK fails the test unless both sides succeeded.
+func wantOK(t *testing.T, name string, r clientResult, serr error) bool {
+	t.Helper()
+	if r.err != nil || serr != nil {
+		t.Errorf("%s: client %v, server %v", name, r.err, serr)
+		return false
+	}
+	return true
+}
+
+// wantAlert fails the test unless the server failed with alert a and the
+// client failed too.
+func wantAlert(t *testing.T, name string, r clientResult, serr error, a Alert) {
+	t.Helper()
+	var ae *AlertError
+	if !errors.As(serr, &ae) || ae.Alert != a || r.err == nil {
+		t.Errorf("%s: server %v client %v, want %v", name, serr, r.err, a)
 	}
 }
 

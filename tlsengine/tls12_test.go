@@ -43,16 +43,6 @@ var suites12 = []struct {
 
 var groups12 = interopGroups[1:] // X25519, P-256, P-384: no hybrid group in TLS 1.2
 
-// wantOK fails the test unless both sides succeeded.
-func wantOK(t *testing.T, name string, r clientResult, serr error) bool {
-	t.Helper()
-	if r.err != nil || serr != nil {
-		t.Errorf("%s: client %v, server %v", name, r.err, serr)
-		return false
-	}
-	return true
-}
-
 func TestTLS12InteropMatrixSuitesGroupsCertificates(t *testing.T) {
 	p := loadPKI(t)
 	msgs := [][]byte{[]byte("hello"), bytes.Repeat([]byte{7}, 20000)}
@@ -204,10 +194,7 @@ func TestTLS12InteropClientCertificates(t *testing.T) {
 		}
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
 		if tt.alert != 0 {
-			var ae *AlertError
-			if !errors.As(serr, &ae) || ae.Alert != tt.alert || r.err == nil {
-				t.Errorf("%s: server %v client %v, want alert %v", tt.name, serr, r.err, tt.alert)
-			}
+			wantAlert(t, tt.name, r, serr, tt.alert)
 			continue
 		}
 		if !wantOK(t, tt.name, r, serr) {
@@ -260,10 +247,7 @@ func TestTLS12InteropALPNAndSNI(t *testing.T) {
 		cc.NextProtos, cc.ServerName = tt.client, tt.sni
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
 		if tt.fail {
-			var ae *AlertError
-			if !errors.As(serr, &ae) || ae.Alert != AlertNoApplicationProtocol || r.err == nil {
-				t.Errorf("#%d: server %v client %v, want no_application_protocol", i, serr, r.err)
-			}
+			wantAlert(t, fmt.Sprint("#", i), r, serr, AlertNoApplicationProtocol)
 			continue
 		}
 		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
@@ -322,10 +306,7 @@ func TestTLS12VersionNegotiation(t *testing.T) {
 		cc.MinVersion, cc.MaxVersion = tt.cmin, tt.cmax
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
 		if tt.want == 0 {
-			var ae *AlertError
-			if !errors.As(serr, &ae) || ae.Alert != AlertProtocolVersion || r.err == nil {
-				t.Errorf("#%d: server %v client %v, want protocol_version", i, serr, r.err)
-			}
+			wantAlert(t, fmt.Sprint("#", i), r, serr, AlertProtocolVersion)
 			continue
 		}
 		if wantOK(t, fmt.Sprint("#", i), r, serr) && (r.state.Version != tt.want || e.ConnectionState().Version != tt.want) {
