@@ -582,16 +582,7 @@ func TestInteropClientCertificates(t *testing.T) {
 			cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
 		}
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
-		if tt.alert != 0 {
-			wantAlert(t, tt.name, r, serr, tt.alert)
-			continue
-		}
-		if !wantOK(t, tt.name, r, serr) {
-			continue
-		}
-		if got := e.ConnectionState().VerifiedLeaf != nil; got != tt.leaf {
-			t.Errorf("%s: verified leaf %v, want %v", tt.name, got, tt.leaf)
-		}
+		wantClientAuth(t, tt.name, r, serr, e, tt.alert, tt.leaf)
 	}
 }
 
@@ -603,6 +594,23 @@ func wantOK(t *testing.T, name string, r clientResult, serr error) bool {
 		return false
 	}
 	return true
+}
+
+// wantClientAuth checks a client-certificate handshake: the server and the
+// client fail with alert when it is set; otherwise both succeed and the
+// server has a VerifiedLeaf exactly when leaf.
+func wantClientAuth(t *testing.T, name string, r clientResult, serr error, e *Engine, alert Alert, leaf bool) {
+	t.Helper()
+	if alert != 0 {
+		wantAlert(t, name, r, serr, alert)
+		return
+	}
+	if !wantOK(t, name, r, serr) {
+		return
+	}
+	if got := e.ConnectionState().VerifiedLeaf != nil; got != leaf {
+		t.Errorf("%s: verified leaf %v, want %v", name, got, leaf)
+	}
 }
 
 // wantAlert fails the test unless the server failed with alert a and the

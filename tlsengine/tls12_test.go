@@ -193,16 +193,7 @@ func TestTLS12InteropClientCertificates(t *testing.T) {
 			cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
 		}
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
-		if tt.alert != 0 {
-			wantAlert(t, tt.name, r, serr, tt.alert)
-			continue
-		}
-		if !wantOK(t, tt.name, r, serr) {
-			continue
-		}
-		if got := e.ConnectionState().VerifiedLeaf != nil; got != tt.leaf {
-			t.Errorf("%s: verified leaf %v, want %v", tt.name, got, tt.leaf)
-		}
+		wantClientAuth(t, tt.name, r, serr, e, tt.alert, tt.leaf)
 	}
 }
 
