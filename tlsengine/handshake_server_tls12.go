@@ -8,7 +8,6 @@ import (
 	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/rsa"
-	"crypto/x509"
 	"io"
 	"slices"
 	"time"
@@ -499,11 +498,7 @@ func (e *Engine) newSessionTicket12() []byte {
 		lifetime: uint32(lifetime / time.Second), serverName: e.state.ServerName,
 		alpn: e.state.NegotiatedProtocol, extendedMasterSecret: true,
 	}
-	if e.state.VerifiedLeaf != nil {
-		for _, c := range e.state.PeerCertificates {
-			st.peerCertificates = append(st.peerCertificates, c.Raw)
-		}
-	}
+	st.storeVerifiedChain(&e.state)
 	label := e.cfg.TicketKeys.sealTicket(nil, st.marshal(), e.cfg.rand())
 	return (&newSessionTicketMsg{lifetimeHint: st.lifetime, ticket: label}).appendTo(nil)
 }
@@ -534,15 +529,8 @@ func (e *Engine) openTicket12(ch *clientHelloMsg) *sessionState {
 	if st.serverName != ch.serverName || st.alpn != e.state.NegotiatedProtocol {
 		return nil
 	}
-	var certs []*x509.Certificate
-	for _, der := range st.peerCertificates {
-		c, err := x509.ParseCertificate(der)
-		if err != nil {
-			return nil
-		}
-		certs = append(certs, c)
-	}
-	if e.cfg.ClientAuth == RequireClientCert && len(certs) == 0 {
+	certs, ok := st.peerChain(e.cfg.ClientAuth == RequireClientCert)
+	if !ok {
 		return nil
 	}
 	e.state.PeerCertificates = certs

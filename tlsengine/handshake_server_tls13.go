@@ -483,15 +483,8 @@ func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) (
 	if st.serverName != ch.serverName || st.alpn != e.state.NegotiatedProtocol {
 		return nil, nil, false
 	}
-	var certs []*x509.Certificate
-	for _, der := range st.peerCertificates {
-		c, err := x509.ParseCertificate(der)
-		if err != nil {
-			return nil, nil, false
-		}
-		certs = append(certs, c)
-	}
-	if e.cfg.ClientAuth == RequireClientCert && len(certs) == 0 {
+	certs, ok := st.peerChain(e.cfg.ClientAuth == RequireClientCert)
+	if !ok {
 		return nil, nil, false
 	}
 	return bytes.Clone(st.secret), certs, true
@@ -780,11 +773,7 @@ func (e *Engine) sendSessionTicket(transcriptHash []byte) error {
 		lifetime: uint32(lifetime / time.Second), serverName: e.state.ServerName,
 		alpn: e.state.NegotiatedProtocol,
 	}
-	if e.state.VerifiedLeaf != nil {
-		for _, c := range e.state.PeerCertificates {
-			st.peerCertificates = append(st.peerCertificates, c.Raw)
-		}
-	}
+	st.storeVerifiedChain(&e.state)
 	label := e.cfg.TicketKeys.sealTicket(nil, st.marshal(), e.cfg.rand())
 	if label == nil {
 		return nil // no ticket this time

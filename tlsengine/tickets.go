@@ -4,6 +4,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/subtle"
+	"crypto/x509"
 	"errors"
 	"io"
 	"sync"
@@ -162,6 +163,34 @@ type sessionState struct {
 	alpn                 string
 	peerCertificates     [][]byte // the client's chain, DER, leaf first
 	extendedMasterSecret bool
+}
+
+// storeVerifiedChain records the client's chain in s when it was verified,
+// so that a resumed session restores it.
+func (s *sessionState) storeVerifiedChain(cs *ConnectionState) {
+	if cs.VerifiedLeaf == nil {
+		return
+	}
+	for _, c := range cs.PeerCertificates {
+		s.peerCertificates = append(s.peerCertificates, c.Raw)
+	}
+}
+
+// peerChain parses the client chain stored in s. ok is false when a
+// certificate does not parse, or when requireCert is set and s holds none:
+// the ticket is then not resumed.
+func (s *sessionState) peerChain(requireCert bool) (certs []*x509.Certificate, ok bool) {
+	for _, der := range s.peerCertificates {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, false
+		}
+		certs = append(certs, c)
+	}
+	if requireCert && len(certs) == 0 {
+		return nil, false
+	}
+	return certs, true
 }
 
 // marshal encodes the state:
