@@ -259,47 +259,172 @@ func TestProtectedModeDeniedTextMatchesRedis(t *testing.T) {
 	v.check()
 }
 
-// TestProtectedModeOnTheTLSPort refuses a remote TLS client at accept with
-// an access_denied alert, unless tls-auth-clients is yes: then every
-// client that finishes the handshake has a verified certificate.
+// dialTLSFrom connects to addr over TLS (from local unless nil), sends
+// send after the handshake, and returns everything the server sends
+// before its close_notify, "<open>" appended if the session stays open
+// for half a second, or "closed" appended if the TCP connection is not
+// closed after the close_notify.
+func dialTLSFrom(t *testing.T, local net.IP, addr string, cfg *tls.Config, send string) string {
+	t.Helper()
+	d := net.Dialer{Timeout: 5 * time.Second}
+	if local != nil {
+		d.LocalAddr = &net.TCPAddr{IP: local}
+	}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tc := tls.Client(c, cfg)
+	_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := tc.Handshake(); err != nil {
+		return "handshake: " + err.Error()
+	}
+	if send != "" {
+		_, _ = io.WriteString(tc, send)
+	}
+	_ = tc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	b, err := io.ReadAll(tc)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return string(b) + "<open>"
+	}
+	if err != nil {
+		return string(b) + "<" + err.Error() + ">"
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		return string(b) + "<not closed>"
+	}
+	return string(b)
+}
+
+// protectedTLSTests are TLS clients that protected mode sees as remote:
+// the handshake completes, and a client without a verified certificate
+// reads the DENIED text in the session and is closed.
+var protectedTLSTests = []struct {
+	auth    string // tls-auth-clients; "" without tls-ca-cert-file
+	cert    bool   // the client shows the CA's client certificate
+	version uint16 // the client's highest version
+	denied  bool
+}{
+	{"", false, tls.VersionTLS13, true},
+	{"", true, tls.VersionTLS13, true}, // not asked for, not verified
+	{"", false, tls.VersionTLS12, true},
+	{"optional", false, tls.VersionTLS13, true},
+	{"optional", false, tls.VersionTLS12, true},
+	{"optional", true, tls.VersionTLS13, false},
+	{"optional", true, tls.VersionTLS12, false},
+	{"yes", true, tls.VersionTLS13, false},
+	{"yes", true, tls.VersionTLS12, false},
+}
+
+// protectedTLSClient returns the client configuration of a
+// protectedTLSTests row.
+func protectedTLSClient(t *testing.T, p *testPKI, cert bool, version uint16) *tls.Config {
+	cfg := p.clientConfig()
+	cfg.MaxVersion = version
+	if cert {
+		cfg.Certificates = []tls.Certificate{p.clientPair(t)}
+	}
+	return cfg
+}
+
+// TestProtectedModeOnTheTLSPort reaches protected mode on the TLS port
+// over loopback, with the unexported hook that counts loopback peers as
+// remote: a client without a verified certificate completes the
+// handshake, reads the DENIED text the plaintext port sends and is closed;
+// one with a verified certificate is served. A command sent right after
+// the handshake never runs. Loopback clients are served once the hook is
+// off.
 func TestProtectedModeOnTheTLSPort(t *testing.T) {
 	p := newTestPKI(t)
-	for _, tt := range []struct {
-		tls      TLSOptions
-		admitted bool
-	}{
-		{TLSOptions{}, false},
-		{TLSOptions{CACertFile: p.caFile, AuthClients: "optional"}, false},
-		{TLSOptions{CACertFile: p.caFile, AuthClients: "yes"}, true},
-	} {
-		s := startTLSServer(t, p, Options{TLS: tt.tls})
-		s.cfg.prot.loopbackIsRemote.Store(true)
-		cfg := p.clientConfig()
-		cfg.Certificates = []tls.Certificate{p.clientPair(t)}
-		c, err := net.Dial("tcp", s.TLSAddr())
-		if err != nil {
-			t.Fatal(err)
+	servers := map[string]*Server{}
+	for _, auth := range []string{"", "optional", "yes"} {
+		o := TLSOptions{}
+		if auth != "" {
+			o = TLSOptions{CACertFile: p.caFile, AuthClients: auth}
 		}
-		tc := tls.Client(c, cfg)
-		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
-		err = tc.Handshake()
-		if tt.admitted {
-			r := bufio.NewReader(tc)
-			if err != nil || tlsDo(t, tc, r, "PING") != "+PONG\r\n" {
-				t.Errorf("auth-clients %s: client with a certificate: %v", tt.tls.AuthClients, err)
-			}
-		} else if err == nil || !strings.Contains(err.Error(), "access denied") {
-			t.Errorf("auth-clients %q: handshake error %v, want access denied", tt.tls.AuthClients, err)
+		servers[auth] = startTLSServer(t, p, Options{TLS: o})
+		servers[auth].cfg.prot.loopbackIsRemote.Store(true)
+	}
+	denied := map[string]int{}
+	for i, tt := range protectedTLSTests {
+		s := servers[tt.auth]
+		want, send := string(rejectProtected), ""
+		if !tt.denied {
+			want, send = "+PONG\r\n<open>", "PING\r\n"
 		}
-		tc.Close()
+		if got := dialTLSFrom(t, nil, s.TLSAddr(), protectedTLSClient(t, p, tt.cert, tt.version), send); got != want {
+			t.Errorf("#%d auth-clients %q cert %v version %x: got %.120q, want %.120q",
+				i, tt.auth, tt.cert, tt.version, got, want)
+		}
+		if tt.denied {
+			denied[tt.auth]++
+		}
+	}
+	// A denied client's command, sent at once behind its Finished, never
+	// runs; the DENIED text may be lost to a reset if it arrives after
+	// the server read its last bytes.
+	s := servers["optional"]
+	got := dialTLSFrom(t, nil, s.TLSAddr(), protectedTLSClient(t, p, false, tls.VersionTLS13), "SET protected:leak 1\r\n")
+	if got != string(rejectProtected) && !strings.Contains(got, "reset") {
+		t.Errorf("pipelined SET: got %.120q, want the DENIED text", got)
+	}
+	denied["optional"]++
+	for auth, s := range servers {
 		s.cfg.prot.loopbackIsRemote.Store(false)
-		want := "1"
-		if tt.admitted {
-			want = "0"
+		rc := dialRaw(t, s.Addr())
+		if got := infoValue(t, rc, "rejected_connections"); got != strconv.Itoa(denied[auth]) {
+			t.Errorf("auth-clients %q: rejected_connections = %s, want %d", auth, got, denied[auth])
 		}
-		if got := infoValue(t, dialRaw(t, s.Addr()), "rejected_connections"); got != want {
-			t.Errorf("auth-clients %q: rejected_connections = %s, want %s", tt.tls.AuthClients, got, want)
+		if got := rc.do("EXISTS", "protected:leak"); got != ":0\r\n" {
+			t.Errorf("auth-clients %q: the denied client's SET ran: EXISTS = %q", auth, got)
 		}
+		if auth == "yes" {
+			continue // needs a certificate, remote or not
+		}
+		if got := dialTLSFrom(t, nil, s.TLSAddr(), protectedTLSClient(t, p, false, tls.VersionTLS13), "PING\r\n"); got != "+PONG\r\n<open>" {
+			t.Errorf("auth-clients %q: loopback client without a certificate: %.120q", auth, got)
+		}
+	}
+}
+
+// TestProtectedModeDeniesRemoteTLSClients binds every interface and
+// connects over TLS from this machine's own non-loopback address: without
+// a certificate the client reads DENIED in the session and is closed; with
+// a verified one (tls-auth-clients optional) it is served, as is a
+// loopback client without one.
+func TestProtectedModeDeniesRemoteTLSClients(t *testing.T) {
+	ip := nonLoopbackIPv4()
+	if ip == nil {
+		t.Skip("no non-loopback IPv4 address; TestProtectedModeOnTheTLSPort covers the TLS path")
+	}
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Bind: "0.0.0.0", TLS: TLSOptions{CACertFile: p.caFile, AuthClients: "optional"}})
+	remote := net.JoinHostPort(ip.String(), strconv.Itoa(s.opts.TLS.Port))
+	loopback := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.opts.TLS.Port))
+	steps := []struct {
+		local net.IP
+		addr  string
+		cert  bool
+		want  string
+	}{
+		{ip, remote, false, string(rejectProtected)},
+		{ip, remote, true, "+PONG\r\n<open>"},
+		{nil, loopback, false, "+PONG\r\n<open>"},
+	}
+	for i, st := range steps {
+		send := "PING\r\n"
+		if st.want == string(rejectProtected) {
+			send = ""
+		}
+		if got := dialTLSFrom(t, st.local, st.addr, protectedTLSClient(t, p, st.cert, tls.VersionTLS13), send); got != st.want {
+			t.Errorf("#%d from %v, cert %v: got %.120q, want %.120q", i, st.local, st.cert, got, st.want)
+		}
+	}
+	if got := infoValue(t, dialRaw(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(s.opts.Port))), "rejected_connections"); got != "1" {
+		t.Errorf("rejected_connections = %s, want 1", got)
 	}
 }
 
@@ -750,11 +875,6 @@ func TestRESPOnTLSPortAndTLSOnPlaintextPort(t *testing.T) {
 // and every acknowledged write is in the store when a new server starts on
 // it.
 func TestStopIsBoundedByStuckClients(t *testing.T) {
-	if testEngine == "netpoll" {
-		// Found by this test: Stop outlasts its 10 s context while a client
-		// that never reads has a Flush parked under the output limit.
-		t.Skip("netpoll: Stop waits on the parked Flush of a client that never reads (reported, issue 8)")
-	}
 	st := store.New(store.Options{Databases: 16})
 	port := freePort(t)
 	s := New(Options{Port: port, Loops: 2, Engine: testEngine, Logger: zap.NewNop(), Store: st})
@@ -800,6 +920,7 @@ func init() {
 		{"ProtectedModeDeniesNonLoopbackClients", TestProtectedModeDeniesNonLoopbackClients},
 		{"ProtectedModeDeniedTextMatchesRedis", TestProtectedModeDeniedTextMatchesRedis},
 		{"ProtectedModeOnTheTLSPort", TestProtectedModeOnTheTLSPort},
+		{"ProtectedModeDeniesRemoteTLSClients", TestProtectedModeDeniesRemoteTLSClients},
 		{"SlowlorisClientsDoNotStarveOthers", TestSlowlorisClientsDoNotStarveOthers},
 		{"ClientThatNeverReadsIsClosedAndMemoryStaysBounded", TestClientThatNeverReadsIsClosedAndMemoryStaysBounded},
 		{"MaxClientsWithManyConnectionsAtOnce", TestMaxClientsWithManyConnectionsAtOnce},

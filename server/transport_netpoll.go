@@ -203,10 +203,11 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 }
 
 // stop closes the listener and lets netpoll close idle connections and
-// wait for busy ones until ctx ends; then it closes what is left (after
-// its running batch, or at once when ctx has ended: a peer that never
-// reads would otherwise hold a parked Flush forever) and waits for the
-// handler to forget every connection.
+// wait for busy ones until ctx ends, closing meanwhile those whose Flush
+// stays parked (a peer that never reads would otherwise hold Shutdown
+// until ctx ends); then it closes what is left (after its running batch,
+// or at once when ctx has ended) and waits for the handler to forget
+// every connection.
 func (t *netpollTransport) stop(ctx context.Context) error {
 	t.mu.Lock()
 	evls, started := t.evls, t.started
@@ -216,10 +217,20 @@ func (t *netpollTransport) stop(ctx context.Context) error {
 	}
 	defer close(t.stopped)
 	defer t.stopTicker()
+	// netpoll's Shutdown waits for busy connections until ctx ends; a
+	// Flush parked on a peer that never reads would hold it all that
+	// time, so such connections are closed meanwhile (which wakes the
+	// Flush), as Close does.
+	shut := make(chan struct{})
+	var closer sync.WaitGroup
+	closer.Add(1)
+	go func() { defer closer.Done(); t.closeParkedUntil(shut) }()
 	var errs []error
 	for _, evl := range evls {
 		errs = append(errs, evl.Shutdown(ctx))
 	}
+	close(shut)
+	closer.Wait()
 	err := errors.Join(errs...)
 	t.open.Range(func(k, _ any) bool {
 		if pc := k.(*netpollConn); err != nil {
@@ -233,6 +244,35 @@ func (t *netpollTransport) stop(ctx context.Context) error {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return err
+}
+
+// stopParkedPolls is how many consecutive 1 ms polls a Flush must stay
+// parked for stop to close its connection: a peer that reads is drained
+// in that time, one that never reads is not.
+const stopParkedPolls = 10
+
+// closeParkedUntil closes, until done is closed, the connections whose
+// Flush stays parked for stopParkedPolls polls. stop only.
+func (t *netpollTransport) closeParkedUntil(done <-chan struct{}) {
+	polls := map[*netpollConn]int{}
+	tk := time.NewTicker(time.Millisecond)
+	defer tk.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tk.C:
+		}
+		t.open.Range(func(k, _ any) bool {
+			pc := k.(*netpollConn)
+			if pc.parked.Load() == 0 {
+				delete(polls, pc)
+			} else if polls[pc]++; polls[pc] == stopParkedPolls {
+				_ = pc.c.Close() // wakes the parked Flush with an error
+			}
+			return true
+		})
+	}
 }
 
 func (t *netpollTransport) stopTicker() {
