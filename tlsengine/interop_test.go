@@ -473,16 +473,7 @@ func TestInteropALPN(t *testing.T) {
 		cc := clientConfig(p)
 		cc.NextProtos = tt.client
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
-		if tt.fail {
-			wantAlert(t, fmt.Sprint("#", i), r, serr, AlertNoApplicationProtocol)
-			continue
-		}
-		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
-			continue
-		}
-		if r.state.NegotiatedProtocol != tt.want || e.ConnectionState().NegotiatedProtocol != tt.want {
-			t.Errorf("#%d: ALPN %q, want %q", i, r.state.NegotiatedProtocol, tt.want)
-		}
+		wantALPN(t, fmt.Sprint("#", i), r, serr, e, tt.fail, tt.want)
 	}
 }
 
@@ -611,6 +602,24 @@ func wantClientAuth(t *testing.T, name string, r clientResult, serr error, e *En
 	if got := e.ConnectionState().VerifiedLeaf != nil; got != leaf {
 		t.Errorf("%s: verified leaf %v, want %v", name, got, leaf)
 	}
+}
+
+// wantALPN checks an ALPN handshake: no_application_protocol on both sides
+// when fail, otherwise success with want negotiated on both sides. It
+// reports whether the handshake succeeded.
+func wantALPN(t *testing.T, name string, r clientResult, serr error, e *Engine, fail bool, want string) bool {
+	t.Helper()
+	if fail {
+		wantAlert(t, name, r, serr, AlertNoApplicationProtocol)
+		return false
+	}
+	if !wantOK(t, name, r, serr) {
+		return false
+	}
+	if r.state.NegotiatedProtocol != want || e.ConnectionState().NegotiatedProtocol != want {
+		t.Errorf("%s: ALPN %q, want %q", name, r.state.NegotiatedProtocol, want)
+	}
+	return true
 }
 
 // wantAlert fails the test unless the server failed with alert a and the

@@ -237,15 +237,8 @@ func TestTLS12InteropALPNAndSNI(t *testing.T) {
 		cc := clientConfig12(p)
 		cc.NextProtos, cc.ServerName = tt.client, tt.sni
 		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
-		if tt.fail {
-			wantAlert(t, fmt.Sprint("#", i), r, serr, AlertNoApplicationProtocol)
+		if !wantALPN(t, fmt.Sprint("#", i), r, serr, e, tt.fail, tt.want) {
 			continue
-		}
-		if !wantOK(t, fmt.Sprint("#", i), r, serr) {
-			continue
-		}
-		if r.state.NegotiatedProtocol != tt.want || e.ConnectionState().NegotiatedProtocol != tt.want {
-			t.Errorf("#%d: ALPN %q, want %q", i, r.state.NegotiatedProtocol, tt.want)
 		}
 		if got := r.state.PeerCertificates[0].DNSNames[0]; got != tt.wantCert {
 			t.Errorf("#%d: SNI %q got certificate %q", i, tt.sni, got)
