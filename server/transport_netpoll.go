@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -127,14 +128,20 @@ var netpollConfig struct {
 	loops int
 }
 
-// configureNetpoll sizes netpoll's pollers from loops on first use.
+// netpollLog receives netpoll's own log lines (zapWriter): its logger is
+// per process, so the lines go to the latest server's logger.
+var netpollLog atomic.Pointer[zap.Logger]
+
+// configureNetpoll sizes netpoll's pollers from loops on first use and
+// sends netpoll's log lines to log.
 func configureNetpoll(loops int, log *zap.Logger) {
+	netpollLog.Store(log)
 	netpollConfig.once.Do(func() {
 		netpollConfig.loops = loops
 		err := netpoll.Configure(netpoll.Config{
 			PollerNum:    loops,
 			LoadBalance:  netpoll.RoundRobin,
-			LoggerOutput: zapWriter{log},
+			LoggerOutput: &zapWriter{},
 		})
 		if err != nil {
 			log.Warn("netpoll configure", zap.Error(err))
@@ -565,10 +572,26 @@ func (r netpollLoopRef) Execute(fn func()) error {
 	return nil
 }
 
-// zapWriter sends netpoll's log lines to zap.
-type zapWriter struct{ log *zap.Logger }
+// zapWriter sends netpoll's log lines to netpollLog. A peer that resets
+// its connection makes netpoll log "readall(...) before close: ..." once
+// per connection; that is normal, so those lines go to Debug. Any other
+// line is a Warn, at most one per second with the number suppressed since
+// the last one, so that no peer behaviour can flood the log.
+type zapWriter struct{ rl rateLimit }
 
-func (w zapWriter) Write(p []byte) (int, error) {
-	w.log.Warn("netpoll", zap.ByteString("msg", p))
+func (w *zapWriter) Write(p []byte) (int, error) {
+	log := netpollLog.Load()
+	if log == nil {
+		return len(p), nil
+	}
+	if bytes.Contains(p, []byte(" before close: ")) {
+		if ce := log.Check(zap.DebugLevel, "netpoll: peer closed with unread input"); ce != nil {
+			ce.Write(zap.ByteString("msg", bytes.TrimSpace(p)))
+		}
+		return len(p), nil
+	}
+	if n, ok := w.rl.allow(time.Now()); ok {
+		log.Warn("netpoll", zap.ByteString("msg", bytes.TrimSpace(p)), zap.Int64("suppressed", n))
+	}
 	return len(p), nil
 }

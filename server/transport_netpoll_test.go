@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // netpollOf returns the netpoll transport serving s.
@@ -215,5 +219,36 @@ func TestNetpollStopClosesParkedClientBeforeDeadline(t *testing.T) {
 	}
 	if n := s.connected.Load(); n != 0 {
 		t.Errorf("%d clients still connected after Stop", n)
+	}
+}
+
+// Peers that reset their connections (RST with unread input on the
+// socket) are normal: they leave no Warn line each, at most one a second
+// of netpoll's own.
+func TestNetpollPeerResetsDoNotFloodTheLog(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	s, _ := startServer(t, Options{Engine: "netpoll", Logger: zap.New(core)})
+	const n = 50
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.(*net.TCPConn).SetLinger(0) // Close sends RST
+		_, _ = io.WriteString(c, "*1\r\n$4\r\nPI")
+		c.Close()
+	}
+	waitFor(t, func() bool { return s.connected.Load() == 0 }, "the reset clients to be forgotten")
+	resets := len(logs.FilterMessageSnippet("peer closed").All())
+	warns := len(logs.FilterLevelExact(zapcore.WarnLevel).All())
+	t.Logf("%d resets logged at Debug, %d Warn lines", resets, warns)
+	if warns > 1 {
+		t.Errorf("%d Warn lines for %d peer resets, want at most 1: %v", warns, n, logs.FilterLevelExact(zapcore.WarnLevel).All()[0])
+	}
+	if resets == 0 {
+		t.Error("no reset reached netpoll's log; the test proved nothing")
 	}
 }
