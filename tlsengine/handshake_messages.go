@@ -309,6 +309,29 @@ func validHostName(name []byte) bool {
 	return true
 }
 
+// appendServerALPN appends the server's application_layer_protocol_negotiation
+// extension: a ProtocolNameList of exactly one name (RFC 7301, Section 3.1),
+// in the TLS 1.3 EncryptedExtensions and the TLS 1.2 ServerHello alike.
+func appendServerALPN(b []byte, proto string) []byte {
+	b, off := beginExt(b, extensionALPN)
+	b, list := beginLen(b, 2)
+	b = appendU8Prefixed(b, []byte(proto))
+	b = endLen(b, list, 2)
+	return endExt(b, off)
+}
+
+// readServerALPN reads the body of a server's ALPN extension into proto:
+// exactly one non-empty name (RFC 7301, Section 3.1).
+func readServerALPN(ext *cryptobyte.String, proto *string) bool {
+	var list, name cryptobyte.String
+	if !ext.ReadUint16LengthPrefixed(&list) || !list.ReadUint8LengthPrefixed(&name) ||
+		name.Empty() || !list.Empty() {
+		return false
+	}
+	*proto = string(name)
+	return true
+}
+
 // ---- ClientHello ---------------------------------------------------------
 
 // clientHelloMsg is a ClientHello (RFC 8446, Section 4.1.2; RFC 5246,
@@ -747,12 +770,7 @@ func (m *serverHelloMsg) appendTLS12Extensions(b []byte) []byte {
 		b = endExt(b, off)
 	}
 	if m.alpnProtocol != "" {
-		b, off = beginExt(b, extensionALPN)
-		var list int
-		b, list = beginLen(b, 2)
-		b = appendU8Prefixed(b, []byte(m.alpnProtocol))
-		b = endLen(b, list, 2)
-		b = endExt(b, off)
+		b = appendServerALPN(b, m.alpnProtocol)
 	}
 	if m.supportedPoints != nil {
 		b, off = beginExt(b, extensionSupportedPoints)
@@ -824,12 +842,7 @@ func (m *serverHelloMsg) readExtension(typ uint16, ext *cryptobyte.String, hrr b
 	case extensionSessionTicket:
 		m.ticketSupported = true
 	case extensionALPN:
-		var list, proto cryptobyte.String
-		if !ext.ReadUint16LengthPrefixed(&list) || !list.ReadUint8LengthPrefixed(&proto) ||
-			proto.Empty() || !list.Empty() {
-			return false
-		}
-		m.alpnProtocol = string(proto)
+		return readServerALPN(ext, &m.alpnProtocol)
 	case extensionSupportedPoints:
 		return readU8List(ext, &m.supportedPoints)
 	default:
@@ -860,12 +873,7 @@ func (m *encryptedExtensionsMsg) appendTo(b []byte) []byte {
 		b = endExt(appendU16List(b, 2, m.supportedGroups), off)
 	}
 	if m.alpnProtocol != "" {
-		b, off = beginExt(b, extensionALPN)
-		var list int
-		b, list = beginLen(b, 2)
-		b = appendU8Prefixed(b, []byte(m.alpnProtocol))
-		b = endLen(b, list, 2)
-		b = endExt(b, off)
+		b = appendServerALPN(b, m.alpnProtocol)
 	}
 	if m.recordSizeLimit != 0 {
 		b, off = beginExt(b, extensionRecordSizeLimit)
@@ -898,12 +906,9 @@ func (m *encryptedExtensionsMsg) unmarshal(data []byte) bool {
 				return false
 			}
 		case extensionALPN:
-			var list, proto cryptobyte.String
-			if !ext.ReadUint16LengthPrefixed(&list) || !list.ReadUint8LengthPrefixed(&proto) ||
-				proto.Empty() || !list.Empty() {
+			if !readServerALPN(&ext, &m.alpnProtocol) {
 				return false
 			}
-			m.alpnProtocol = string(proto)
 		case extensionRecordSizeLimit:
 			if !ext.ReadUint16(&m.recordSizeLimit) || m.recordSizeLimit < minRecordSizeLimit {
 				return false
