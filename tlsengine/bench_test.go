@@ -37,6 +37,18 @@ func captureClientHello(t testing.TB, ccfg *tls.Config) []byte {
 	}
 }
 
+// ticketClientHello gives ccfg a session cache, runs one handshake against
+// an Engine with scfg so that ccfg holds its ticket, and returns the
+// ClientHello record ccfg then sends, offering that ticket.
+func ticketClientHello(t testing.TB, scfg *Config, ccfg *tls.Config) []byte {
+	t.Helper()
+	ccfg.ClientSessionCache = tls.NewLRUClientSessionCache(2)
+	if r, serr, _ := runInterop(t, scfg, ccfg, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
+		t.Fatal(r.err, serr)
+	}
+	return captureClientHello(t, ccfg)
+}
+
 // replayConn feeds a fixed flight to a crypto/tls server and discards its
 // output; reads fail after the flight so the handshake stops where ours does.
 type replayConn struct {
@@ -82,11 +94,7 @@ func BenchmarkHandshake(b *testing.B) {
 	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, Now: func() time.Time { return now }}
 	cc := clientConfig(p)
 	cc.CurvePreferences = []tls.CurveID{tls.X25519}
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
-	if r, serr, _ := runInterop(b, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		b.Fatal(r.err, serr)
-	}
-	ch := captureClientHello(b, cc)
+	ch := ticketClientHello(b, cfg, cc)
 	b.Run("TLSv13/X25519/resumed/tlsengine", func(b *testing.B) {
 		benchEngineFlight(b, cfg, ch, true)
 	})

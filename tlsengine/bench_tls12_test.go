@@ -42,11 +42,7 @@ func BenchmarkHandshakeTLS12(b *testing.B) {
 	cfg.TicketKeys, cfg.Now = keys, func() time.Time { return now }
 	cc := clientConfig12(p)
 	cc.CurvePreferences = []tls.CurveID{tls.X25519}
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
-	if r, serr, _ := runInterop(b, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		b.Fatal(r.err, serr)
-	}
-	ch := captureClientHello(b, cc)
+	ch := ticketClientHello(b, cfg, cc)
 	b.Run("TLSv12/resumed/tlsengine", func(b *testing.B) {
 		benchEngineFlight(b, cfg, ch, true)
 	})

@@ -142,12 +142,7 @@ func fuzz12FirstFlights(t testing.TB) [][]byte {
 		clientHelloRecord(t, pin),
 		clientHelloRecord(t, func(c *tls.Config) { pin(c); c.NextProtos = []string{"redis"}; c.ServerName = "rsa.test" }),
 	}
-	cc := clientConfig12(loadPKI(t))
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(1)
-	if r, serr, _ := runInterop(t, fuzz12Config(t, 0), cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		t.Fatal(r.err, serr)
-	}
-	return append(out, captureClientHello(t, cc))
+	return append(out, ticketClientHello(t, fuzz12Config(t, 0), clientConfig12(loadPKI(t))))
 }
 
 // TestFuzzTLS12SeedsReachTheirTarget keeps the seeds meaningful: each

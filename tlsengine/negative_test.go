@@ -479,12 +479,7 @@ func resumingClientHello(t *testing.T) (*Config, []byte) {
 	p := loadPKI(t)
 	keys, _ := NewTicketKeys(rand.Reader)
 	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys}
-	cc := clientConfig(p)
-	cc.ClientSessionCache = tls.NewLRUClientSessionCache(2)
-	if r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1]); r.err != nil || serr != nil {
-		t.Fatal(r.err, serr)
-	}
-	return cfg, captureClientHello(t, cc)
+	return cfg, ticketClientHello(t, cfg, clientConfig(p))
 }
 
 func TestKeyUpdateFloodIsRejected(t *testing.T) {
