@@ -76,7 +76,13 @@
 // for normal clients (client-output-buffer-limit normal <hard>, default
 // 256 MiB; a client whose unsent replies pass it is closed as Redis does;
 // Redis's default for normal clients is unlimited), idle timeout (timeout
-// seconds, swept per loop once a second).
+// seconds, swept per loop once a second), and protected mode
+// (protected-mode yes, the default, while the default user has no
+// password): a client not on loopback reads Redis's DENIED text and is
+// closed, counted in rejected_connections. On the plaintext port it is
+// refused at accept; on the TLS port after the handshake, inside the
+// session, and a client with a verified certificate (tls-auth-clients
+// optional or yes) is admitted (protected.go).
 //
 // # In process
 //

@@ -4,8 +4,6 @@ import (
 	"net"
 	"strings"
 	"sync/atomic"
-
-	"github.com/loopkv/loopkv/tlsengine"
 )
 
 // Protected mode, as Redis has it (protected-mode yes, the default). While
@@ -22,14 +20,13 @@ import (
 // accept all of 127.0.0.0/8, as loopkv does: every such address is the
 // loopback interface.
 //
-// TLS: Redis runs the check once the TLS handshake is done and sends
-// DENIED inside the session. Here protectedOpen runs at accept: a remote
-// client on the TLS port is let through only when tls-auth-clients is yes
-// (any client that finishes the handshake has a verified certificate);
-// otherwise it is refused with a plaintext access_denied alert before the
-// handshake. A check after the handshake (protectedRejects with
-// certVerified) would also admit "optional" clients that show a
-// certificate and word the refusal as Redis does.
+// TLS: as in Redis, the check runs once the handshake is done
+// (tlsEstablished, tls.go), with certVerified true when the client showed a
+// certificate that verified against tls-ca-cert-file (tls-auth-clients
+// optional or yes; a resumed session keeps the verified leaf). A refused
+// client reads the same DENIED text, sealed in one record, then a
+// close_notify alert, and is closed; rejected_connections counts it.
+// protectedOpen admits every client of the TLS port for that reason.
 
 // rejectProtected is Redis 7.0's DENIED reply (networking.c,
 // clientAcceptHandler), byte for byte as redis-server 7.0.15 sends it.
@@ -59,30 +56,14 @@ func (p *protectedConfig) load(o Options) {
 	p.on.Store(!strings.EqualFold(o.ProtectedMode, "no"))
 }
 
-// protectedOpen returns the bytes that refuse a new connection under
-// protected mode, or nil to admit it. owning loop only.
+// protectedOpen returns the bytes that refuse a new plaintext connection
+// under protected mode, or nil to admit it; a TLS connection is checked
+// after its handshake (denyTLS, tls.go). owning loop only.
 func (s *Server) protectedOpen(tc transportConn) []byte {
-	if !s.protectedRejects(tc.RemoteAddr(), false) {
+	if s.tls.isTLSAddr(tc.LocalAddr()) || !s.protectedRejects(tc.RemoteAddr(), false) {
 		return nil
 	}
-	if !s.tls.isTLSAddr(tc.LocalAddr()) {
-		return rejectProtected
-	}
-	if s.tls.requiresClientCert() {
-		return nil
-	}
-	return alertAccessDenied
-}
-
-// alertAccessDenied is a plaintext fatal access_denied alert record (RFC
-// 8446, Section 6.2), sent to a TLS client that protected mode refuses.
-var alertAccessDenied = []byte{21, 3, 3, 0, 2, 2, byte(tlsengine.AlertAccessDenied)}
-
-// requiresClientCert reports whether tls-auth-clients is yes.
-func (t *tlsState) requiresClientCert() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.opts.AuthClients == "yes"
+	return rejectProtected
 }
 
 // protectedRejects reports whether protected mode refuses a client at

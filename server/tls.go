@@ -389,8 +389,10 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 			closeAfter = true
 			break
 		}
-		if st&tlsengine.StatusHandshakeDone != 0 && !tc.established {
-			h.tlsEstablished(cs)
+		if st&tlsengine.StatusHandshakeDone != 0 && !tc.established && !h.tlsEstablished(cs) {
+			out = h.denyTLS(cs, ls, out) // protected mode; commands already read never run
+			closeAfter = true
+			break
 		}
 		if len(p) > 0 {
 			var stop bool
@@ -516,8 +518,11 @@ func (h *handler) tlsOverLimit(cs *connState, left int) bool {
 	return false
 }
 
-// tlsEstablished counts a completed handshake. owning loop only.
-func (h *handler) tlsEstablished(cs *connState) {
+// tlsEstablished counts a completed handshake and reports whether
+// protected mode admits the client (protected.go): a client with a
+// verified certificate always, another only from loopback. owning loop
+// only.
+func (h *handler) tlsEstablished(cs *connState) bool {
 	tc := cs.tls
 	t := h.s.tls
 	tc.established = true
@@ -546,6 +551,20 @@ func (h *handler) tlsEstablished(cs *connState) {
 			zap.String("version", tlsVersionName(st.Version)), zap.Uint16("suite", st.CipherSuite),
 			zap.Bool("resumed", st.DidResume))
 	}
+	return !h.s.protectedRejects(cs.tc.RemoteAddr(), st.VerifiedLeaf != nil)
+}
+
+// denyTLS appends to out what a client refused by protected mode after
+// its handshake reads: the DENIED text the plaintext port sends, sealed,
+// then close_notify; rejected_connections counts it. owning loop only.
+func (h *handler) denyTLS(cs *connState, ls *loopState, out []byte) []byte {
+	h.s.stats.rejectedConns.Add(1)
+	e := cs.tls.eng
+	out, hdr := e.BeginRecord(out)
+	start := len(out)
+	out = h.sealReplies(cs, ls, append(out, rejectProtected...), hdr, start)
+	e.CloseNotify()
+	return e.AppendOutput(out)
 }
 
 // tlsFailed counts and logs a fatal TLS error. owning loop only.
