@@ -44,11 +44,16 @@ import (
 //     EPOLLOUT and parks the calling goroutine until the rest is sent
 //     (netpoll connection_impl.go flush/waitFlush). The transport calls Flush
 //     only after releasing the loop mutex, so a parked Flush stalls its own
-//     connection only (its per-connection mutex stays held, which is what
-//     keeps its replies in order). While parked, netpoll keeps reading the
-//     peer's input with no back-pressure (no pause-read, netpoll#422); the
-//     ticker closes a connection whose parked output plus unread input
-//     exceeds the output (or query) buffer limit (checkParked).
+//     connection only (replies written meanwhile wait in pend, behind it,
+//     which keeps them in order). While parked, a Wake batch (the
+//     commands left after a batch that hit batchOutLimit) runs on another
+//     goroutine and its replies accumulate in pend, sent by the flusher
+//     next; OutboundBuffered (parked plus pend) is checked by the handler
+//     against the output buffer limit, as gnet's queued output is. netpoll
+//     keeps reading the peer's input with no back-pressure (no
+//     pause-read, netpoll#422); the ticker closes a parked connection
+//     whose output exceeds the output buffer limit or whose unread input
+//     exceeds the query buffer limit (checkParked).
 //   - Wake. netpoll has none: Wake runs the handler again on a goroutine
 //     (or in the running one, if the connection is being served). Only
 //     netpoll's onRequest goroutine reads netpoll's buffer; a Wake batch
@@ -105,16 +110,24 @@ type netpollConn struct {
 	cs *connState
 
 	// mu serialises batches of this connection: onRequest and Wake runs.
-	// It is held across Flush, so a parked Flush delays only this
-	// connection's next batch.
+	// It is not held across Flush: while one goroutine's Flush is parked,
+	// a Wake batch may run and its replies accumulate in pend, counted
+	// by OutboundBuffered against the output buffer limit as on gnet.
 	mu   sync.Mutex
 	tail *[]byte // guarded by mu; unconsumed input after a batch, from tailPool; nil when empty
 	gone bool    // guarded by mu; closed: netpoll's buffers are released
+
+	// omu guards the writer side of netpoll's output buffer: Malloc when
+	// no Flush runs, pend while one does.
+	omu      sync.Mutex
+	flushing bool   // guarded by omu; a goroutine is in flushLoop
+	pend     []byte // guarded by omu; replies written while flushing; nil when empty
 
 	inBatch  atomic.Bool  // a batch is running (Wake need not start one)
 	wakeReq  atomic.Bool  // Wake was called since the last batch began its check
 	closeReq atomic.Bool  // Close was called
 	parked   atomic.Int64 // bytes handed to a Flush that has not returned
+	pendLen  atomic.Int64 // len(pend)
 }
 
 // tailPool holds tail buffers; one is taken only while a connection has
@@ -309,27 +322,32 @@ func (t *netpollTransport) ticker() {
 }
 
 // checkParked closes connections whose Flush is parked on a full socket
-// while their backlog (the parked output plus the input netpoll kept
-// reading) exceeds the output buffer limit: gnet would have seen that
-// backlog as queued output. The limits are the handler's settings, read
-// here because netpoll, unlike gnet, has no pause-read to bound its input
-// (netpoll#422). ticker goroutine only.
+// while their output (the parked bytes plus the replies accumulated behind
+// them) exceeds the output buffer limit, or the input netpoll kept
+// reading meanwhile exceeds the query buffer limit: netpoll, unlike gnet,
+// has no pause-read to bound it (netpoll#422). The handler's flush applies
+// the output limit too, but only when a batch runs. The limits are the
+// handler's settings. ticker goroutine only.
 func (t *netpollTransport) checkParked() {
 	h, ok := t.h.(*handler)
 	if !ok {
 		return
 	}
-	limit := min(h.s.cfg.outBufLimit.Load(), h.s.cfg.queryBufLimit.Load())
+	outLimit, inLimit := h.s.cfg.outBufLimit.Load(), h.s.cfg.queryBufLimit.Load()
 	t.open.Range(func(k, _ any) bool {
 		pc := k.(*netpollConn)
 		parked := pc.parked.Load()
 		if parked == 0 {
 			return true
 		}
-		if backlog := parked + int64(pc.c.Reader().Len()); backlog > limit && !pc.cs.shared.killed.Swap(true) {
+		if omem := int64(pc.OutboundBuffered()); omem > outLimit && !pc.cs.shared.killed.Swap(true) {
 			h.s.log.Warn("client scheduled to be closed for overcoming of output buffer limits",
-				zap.Uint64("conn", pc.cs.cl.id), zap.Int64("omem", backlog))
+				zap.Uint64("conn", pc.cs.cl.id), zap.Int64("omem", omem))
 			_ = pc.c.Close() // wakes the parked Flush with an error
+		} else if qbuf := int64(pc.c.Reader().Len()); qbuf > inLimit && !pc.cs.shared.killed.Swap(true) {
+			h.s.log.Warn("closing client that reached max query buffer length",
+				zap.Uint64("conn", pc.cs.cl.id), zap.Int64("qbuf", qbuf))
+			_ = pc.c.Close()
 		}
 		return true
 	})
@@ -370,26 +388,71 @@ func (t *netpollTransport) onRequest(ctx context.Context, c netpoll.Connection) 
 
 // serve runs batches until no Wake is pending. read is true only on
 // netpoll's onRequest goroutine, the only one that may touch its reader.
+//
+// Between batches it flushes the replies. When it becomes the connection's
+// flusher with a Wake pending, the next batch runs on a new goroutine
+// meanwhile, so that a Flush parked on a peer that does not read lets
+// replies accumulate (in pend) up to the output buffer limit, as gnet's
+// outbound buffer does, instead of holding every later command back.
 func (pc *netpollConn) serve(read bool) {
-	pc.mu.Lock()
-	if pc.gone {
+	for {
+		pc.mu.Lock()
+		if pc.gone {
+			pc.mu.Unlock()
+			return
+		}
+		closeNow := pc.closeReq.Load() // a closing connection runs nothing more
+		if !closeNow {
+			pc.inBatch.Store(true)
+			closeNow = pc.batch(read)
+			pc.inBatch.Store(false)
+		}
+		wake := !closeNow && pc.wakeReq.Swap(false)
+		closeNow = closeNow || pc.closeReq.Load()
 		pc.mu.Unlock()
+		read = false // netpoll calls onRequest again for newer bytes
+		if closeNow {
+			pc.closeFlushed()
+			return
+		}
+		if !pc.startFlush() {
+			if wake {
+				continue // another goroutine flushes; run the next batch here
+			}
+			return
+		}
+		if wake {
+			go pc.serve(false)
+		}
+		if err := pc.flushLoop(); err != nil {
+			_ = pc.c.Close()
+			return
+		}
+		if pc.closeReq.Load() {
+			pc.closeFlushed()
+		}
 		return
 	}
-	closeNow := pc.closeReq.Load() // a closing connection runs nothing more
-	for !closeNow {
-		pc.inBatch.Store(true)
-		closeNow = pc.batch(read)
-		pc.inBatch.Store(false)
-		if closeNow || !pc.wakeReq.Swap(false) {
-			break
-		}
-	}
-	closeNow = closeNow || pc.closeReq.Load()
-	pc.mu.Unlock()
-	if closeNow { // after unlocking: Close runs onClosed synchronously
+}
+
+// closeFlushed closes the connection once its replies are sent: at once
+// if nobody flushes, else after the flusher, unless its Flush stays
+// parked (closeAfterBatch).
+func (pc *netpollConn) closeFlushed() {
+	if pc.startFlush() {
+		_ = pc.flushLoop()
 		_ = pc.c.Close()
+		return
 	}
+	pc.omu.Lock()
+	flushing := pc.flushing
+	pc.omu.Unlock()
+	if !flushing {
+		_ = pc.c.Close()
+		return
+	}
+	pc.closeReq.Store(false) // let Close start its waiter
+	pc.Close()
 }
 
 // batch runs one handler callback over tail and, if read, every byte
@@ -420,15 +483,12 @@ func (pc *netpollConn) batch(read bool) bool {
 	h, l := pc.t.h, pc.l
 	l.mu.Lock()
 	consumed, closeAfter := h.onData(pc.cs, l.ls, in)
-	closeAfter = h.flush(pc.cs, l.ls) || closeAfter // copies ls.out into Malloc'd memory
+	closeAfter = h.flush(pc.cs, l.ls) || closeAfter // copies ls.out into Malloc'd memory or pend
 	l.mu.Unlock()
 	pc.keep(in[consumed:])
 	if n > 0 {
 		_ = r.Skip(n)
 		_ = r.Release()
-	}
-	if err := pc.flushOut(); err != nil {
-		return true
 	}
 	return closeAfter
 }
@@ -453,19 +513,53 @@ func (pc *netpollConn) keep(rest []byte) {
 	}
 }
 
-// flushOut sends what Write put in the output buffer. It may park on a
-// full socket (see netpollTransport); the caller holds no loop mutex.
-// holds pc.mu.
-func (pc *netpollConn) flushOut() error {
-	w := pc.c.Writer()
-	n := w.MallocLen()
-	if n == 0 {
-		return nil
+// startFlush makes the caller the connection's flusher if there is
+// output to send and nobody flushes it; it then must call flushLoop.
+func (pc *netpollConn) startFlush() bool {
+	pc.omu.Lock()
+	defer pc.omu.Unlock()
+	if pc.flushing || pc.c.Writer().MallocLen() == 0 {
+		return false
 	}
-	pc.parked.Store(int64(n))
-	err := w.Flush()
-	pc.parked.Store(0)
-	return err
+	pc.flushing = true
+	return true
+}
+
+// flushLoop sends what Write put in the output buffer, then what Writes
+// left in pend meanwhile, until none is left. Flush may park on a full
+// socket (see netpollTransport); the caller holds no mutex. flusher only.
+func (pc *netpollConn) flushLoop() error {
+	w := pc.c.Writer()
+	pc.omu.Lock()
+	for {
+		n := w.MallocLen()
+		pc.parked.Store(int64(n))
+		pc.omu.Unlock()
+		err := w.Flush()
+		pc.omu.Lock()
+		pc.parked.Store(0)
+		if err == nil && len(pc.pend) > 0 {
+			err = pc.mallocCopy(pc.pend)
+			pc.pend = nil
+			pc.pendLen.Store(0)
+		}
+		if err != nil || w.MallocLen() == 0 {
+			pc.flushing = false
+			pc.omu.Unlock()
+			return err
+		}
+	}
+}
+
+// mallocCopy copies b into memory Malloc'd in the output buffer. holds
+// pc.omu, nobody flushing or the flusher.
+func (pc *netpollConn) mallocCopy(b []byte) error {
+	buf, err := pc.c.Writer().Malloc(len(b))
+	if err != nil {
+		return err
+	}
+	copy(buf, b)
+	return nil
 }
 
 // onClosed is netpoll's close callback: it runs once, after any onRequest
@@ -479,6 +573,10 @@ func (pc *netpollConn) onClosed(netpoll.Connection) error {
 		pc.keep(nil)
 	}
 	pc.mu.Unlock()
+	pc.omu.Lock()
+	pc.pend = nil
+	pc.pendLen.Store(0)
+	pc.omu.Unlock()
 	pc.l.mu.Lock()
 	pc.t.h.onClose(pc.cs)
 	pc.l.mu.Unlock()
@@ -487,21 +585,28 @@ func (pc *netpollConn) onClosed(netpoll.Connection) error {
 	return nil
 }
 
-// Write copies b into memory Malloc'd in the connection's output buffer;
-// flushOut sends it after the loop mutex is released. owning loop only.
+// Write copies b into memory Malloc'd in the connection's output buffer,
+// which the batch's goroutine flushes after the loop mutex is released,
+// or, while another goroutine's Flush runs, appends it to pend, which that
+// flusher sends next. owning loop only.
 func (pc *netpollConn) Write(b []byte) error {
-	buf, err := pc.c.Writer().Malloc(len(b))
-	if err != nil {
-		return err
+	pc.omu.Lock()
+	defer pc.omu.Unlock()
+	if pc.flushing {
+		pc.pend = append(pc.pend, b...)
+		pc.pendLen.Store(int64(len(pc.pend)))
+		return nil
 	}
-	copy(buf, b)
-	return nil
+	return pc.mallocCopy(b)
 }
 
-// OutboundBuffered is 0: when the handler asks, the previous batch's Flush
-// has returned with everything sent. A parked Flush is limited by
-// checkParked instead.
-func (pc *netpollConn) OutboundBuffered() int { return 0 }
+// OutboundBuffered is what a running Flush has not returned from plus
+// what accumulated in pend behind it: the output a peer that does not
+// read holds, limited as on gnet (the handler's flush closes the
+// connection over the output buffer limit).
+func (pc *netpollConn) OutboundBuffered() int {
+	return int(pc.parked.Load() + pc.pendLen.Load())
+}
 
 // Close closes the connection once its running batch has flushed; safe
 // from any goroutine, including under a loop mutex. A batch whose Flush
@@ -514,10 +619,11 @@ func (pc *netpollConn) Close() {
 	go pc.closeAfterBatch()
 }
 
-// closeAfterBatch waits for the running batch, if any, and closes.
+// closeAfterBatch waits for the running batch and Flush, if any, and
+// closes.
 func (pc *netpollConn) closeAfterBatch() {
 	const parkedPolls = 10 // ~10 ms of a parked Flush
-	for n := 0; !pc.mu.TryLock(); time.Sleep(time.Millisecond) {
+	for n := 0; !pc.idle(); time.Sleep(time.Millisecond) {
 		if pc.parked.Load() == 0 {
 			n = 0
 		} else if n++; n >= parkedPolls {
@@ -530,6 +636,21 @@ func (pc *netpollConn) closeAfterBatch() {
 	if !gone { // after unlocking: Close runs onClosed synchronously
 		_ = pc.c.Close()
 	}
+}
+
+// idle locks pc.mu if no batch runs and nobody flushes; it reports
+// whether it did.
+func (pc *netpollConn) idle() bool {
+	if !pc.mu.TryLock() {
+		return false
+	}
+	pc.omu.Lock()
+	flushing := pc.flushing
+	pc.omu.Unlock()
+	if flushing {
+		pc.mu.Unlock()
+	}
+	return !flushing
 }
 
 // Wake runs the handler again without new bytes; safe from any goroutine.

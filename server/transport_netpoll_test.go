@@ -252,3 +252,21 @@ func TestNetpollPeerResetsDoNotFloodTheLog(t *testing.T) {
 		t.Error("no reset reached netpoll's log; the test proved nothing")
 	}
 }
+
+// A client that never reads is closed by the output buffer limit even when
+// no single batch exceeds it: the replies of the commands after a parked
+// batch accumulate and count, as gnet's queued output does. (Its input is
+// tiny, so the query buffer limit plays no part.)
+func TestNetpollNeverReadingClientClosedByAccumulatedOutput(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll", ClientOutputBufferLimit: 8 << 20})
+	admin := dialRaw(t, s.Addr())
+	admin.do("SET", "big", strings.Repeat("b", 1<<20)) // one reply per batch (batchOutLimit)
+	hog := dialRaw(t, s.Addr())
+	hog.do("CLIENT", "SETNAME", "hog")
+	go func() { _, _ = io.WriteString(hog.c, strings.Repeat(multibulk("GET", "big"), 2000)) }()
+	waitFor(t, func() bool { return !strings.Contains(admin.do("CLIENT", "LIST"), "name=hog ") },
+		"the client that never reads to be closed by the 8 MiB output limit")
+	if got := admin.do("PING"); got != "+PONG\r\n" {
+		t.Errorf("PING after the close = %q", got)
+	}
+}
