@@ -435,9 +435,10 @@ func (pc *netpollConn) serve(read bool) {
 	}
 }
 
-// closeFlushed closes the connection once its replies are sent: at once
-// if nobody flushes, else after the flusher, unless its Flush stays
-// parked (closeAfterBatch).
+// closeFlushed closes the connection once its replies are sent (QUIT's
+// +OK after a long pipeline): at once if nobody flushes, else the flusher
+// closes it when done. Output over the output buffer limit is not waited
+// for.
 func (pc *netpollConn) closeFlushed() {
 	if pc.startFlush() {
 		_ = pc.flushLoop()
@@ -446,13 +447,20 @@ func (pc *netpollConn) closeFlushed() {
 	}
 	pc.omu.Lock()
 	flushing := pc.flushing
-	pc.omu.Unlock()
-	if !flushing {
-		_ = pc.c.Close()
-		return
+	if flushing {
+		pc.closeReq.Store(true) // seen by the flusher after flushLoop
 	}
-	pc.closeReq.Store(false) // let Close start its waiter
-	pc.Close()
+	pc.omu.Unlock()
+	if !flushing || pc.overOutputLimit() {
+		_ = pc.c.Close()
+	}
+}
+
+// overOutputLimit reports whether the connection's unsent output exceeds
+// the output buffer limit.
+func (pc *netpollConn) overOutputLimit() bool {
+	h, ok := pc.t.h.(*handler)
+	return ok && int64(pc.OutboundBuffered()) > h.s.cfg.outBufLimit.Load()
 }
 
 // batch runs one handler callback over tail and, if read, every byte

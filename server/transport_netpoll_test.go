@@ -270,3 +270,24 @@ func TestNetpollNeverReadingClientClosedByAccumulatedOutput(t *testing.T) {
 		t.Errorf("PING after the close = %q", got)
 	}
 }
+
+// QUIT at the end of a pipeline whose replies outgrow one batch (and so
+// are flushed while later batches run) closes only after every reply is
+// sent.
+func TestNetpollQuitAfterLargePipelineSendsEveryReply(t *testing.T) {
+	s, _ := startServer(t, Options{Engine: "netpoll"})
+	rc := dialRaw(t, s.Addr())
+	val := strings.Repeat("q", 1<<20)
+	rc.do("SET", "big", val)
+	const n = 24
+	if _, err := io.WriteString(rc.c, strings.Repeat(multibulk("GET", "big"), n)+multibulk("QUIT")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // let the replies back up before reading
+	_ = rc.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(rc.r)
+	want := strings.Repeat(fmt.Sprintf("$%d\r\n%s\r\n", len(val), val), n) + "+OK\r\n"
+	if err != nil || string(got) != want {
+		t.Errorf("read %d bytes (%v), want %d ending in +OK and EOF", len(got), err, len(want))
+	}
+}
