@@ -208,10 +208,23 @@ func (s *Server) requestShutdown() {
 
 // Run serves with opts until ctx ends (then stops gracefully) or a client
 // sends SHUTDOWN.
-func Run(ctx context.Context, opts Options) error {
-	s := New(opts)
+func Run(ctx context.Context, opts Options) error { return New(opts).Run(ctx, nil) }
+
+// Run serves until ctx ends, then stops gracefully within 10 seconds, or
+// until a client sends SHUTDOWN. ready, when not nil, is called once the
+// server accepts connections.
+func (s *Server) Run(ctx context.Context, ready func()) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-s.Ready():
+		if ready != nil {
+			ready()
+		}
+	case <-ctx.Done():
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/loopkv/loopkv/server"
 )
@@ -135,27 +134,10 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 			_ = s.ReloadTLS() // logs its own outcome
 		}
 	}()
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve() }()
-	select {
-	case err := <-errc:
-		return err
-	case <-s.Ready():
+	return s.Run(ctx, func() {
 		if opts.TLS.Port != 0 && cfg["dev-tls-dir"] != "" {
 			fmt.Printf("loopkv: TLS on %s; connect with: redis-cli --tls --cacert %s -p %d ping\n",
 				s.TLSAddr(), filepath.Join(cfg["dev-tls-dir"], "ca.crt"), opts.TLS.Port)
 		}
-	case <-ctx.Done():
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.Stop(sctx); err != nil {
-		return err
-	}
-	return <-errc
+	})
 }
