@@ -20,10 +20,7 @@ func (s *Store) Del(db int, key []byte, now int64) bool {
 // together) and returns how many existed; a key named twice counts once.
 func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
 	var m shardSet
-	for _, k := range keys {
-		m.add(s.shardIndex(s.hash(k)))
-	}
-	s.lockSet(&m)
+	s.lockKeys(&m, keys, 1)
 	defer s.unlockSet(&m)
 	n := 0
 	for _, k := range keys {
@@ -42,10 +39,7 @@ func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
 // twice counts twice, as EXISTS does.
 func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 	var m shardSet
-	for _, k := range keys {
-		m.add(s.shardIndex(s.hash(k)))
-	}
-	s.lockSet(&m)
+	s.lockKeys(&m, keys, 1)
 	defer s.unlockSet(&m)
 	n := 0
 	for _, k := range keys {

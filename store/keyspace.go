@@ -95,6 +95,15 @@ type shardSet [maxShards / 64]uint64
 
 func (m *shardSet) add(i int) { m[i/64] |= 1 << (i % 64) }
 
+// lockKeys adds the shards of keys[0], keys[step], keys[2*step] ... to m
+// and locks them all, in index order; the caller defers unlockSet(m).
+func (s *Store) lockKeys(m *shardSet, keys [][]byte, step int) {
+	for i := 0; i < len(keys); i += step {
+		m.add(s.shardIndex(s.hash(keys[i])))
+	}
+	s.lockSet(m)
+}
+
 func (s *Store) lockSet(m *shardSet) {
 	for w, word := range m {
 		for word != 0 {

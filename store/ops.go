@@ -42,10 +42,7 @@ func (s *Store) Get(db int, key []byte, now int64, dst []byte, enc EncodeFunc) (
 // shard involved at once, so it never sees half of a concurrent MSet.
 func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFunc, missing func(dst []byte) []byte) []byte {
 	var m shardSet
-	for _, k := range keys {
-		m.add(s.shardIndex(s.hash(k)))
-	}
-	s.lockSet(&m)
+	s.lockKeys(&m, keys, 1)
 	defer s.unlockSet(&m)
 	for _, k := range keys {
 		h := s.hash(k)
@@ -104,10 +101,7 @@ func (sh *shard) set(t *table, h uint64, key, val []byte, now int64, o SetOption
 // clearing their TTLs. kv must have an even length.
 func (s *Store) MSet(db int, kv [][]byte, now int64) {
 	var m shardSet
-	for i := 0; i < len(kv); i += 2 {
-		m.add(s.shardIndex(s.hash(kv[i])))
-	}
-	s.lockSet(&m)
+	s.lockKeys(&m, kv, 2)
 	defer s.unlockSet(&m)
 	for i := 0; i < len(kv); i += 2 {
 		h := s.hash(kv[i])
@@ -120,10 +114,7 @@ func (s *Store) MSet(db int, kv [][]byte, now int64) {
 // exists, atomically. It reports whether it set them.
 func (s *Store) MSetNX(db int, kv [][]byte, now int64) bool {
 	var m shardSet
-	for i := 0; i < len(kv); i += 2 {
-		m.add(s.shardIndex(s.hash(kv[i])))
-	}
-	s.lockSet(&m)
+	s.lockKeys(&m, kv, 2)
 	defer s.unlockSet(&m)
 	for i := 0; i < len(kv); i += 2 {
 		h := s.hash(kv[i])
