@@ -72,7 +72,7 @@ mkdir -p bin "$OUT"
 $GO build -o bin/loopkv-bench ./benchmarks/cmd/loopkv-bench
 BENCH=bin/loopkv-bench
 LOOPKV_OK=1
-if ! $GO build -o bin/loopkv ./cmd/loopkv; then
+if ! $GO build -tags poll_opt -o bin/loopkv ./cmd/loopkv; then
 	LOOPKV_OK=0
 	LOOPKV_WHY="loopkv did not build"
 	log "warning: $LOOPKV_WHY; its rows will be marked unavailable"

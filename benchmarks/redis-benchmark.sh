@@ -26,7 +26,7 @@ for tool in redis-server redis-benchmark taskset; do
 	command -v "$tool" >/dev/null || { echo "missing $tool (make deps)" >&2; exit 1; }
 done
 mkdir -p "$(dirname "$OUT")" bin
-go build -o bin/loopkv ./cmd/loopkv
+go build -tags poll_opt -o bin/loopkv ./cmd/loopkv
 
 work=$(mktemp -d)
 pids=()

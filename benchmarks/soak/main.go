@@ -174,7 +174,7 @@ func startTarget(c *config) (*server, error) {
 	s := &server{dir: dir}
 	if c.bin == "" {
 		c.bin = filepath.Join(dir, "loopkv")
-		b := exec.Command("go", "build", "-o", c.bin, "./cmd/loopkv")
+		b := exec.Command("go", "build", "-tags", "poll_opt", "-o", c.bin, "./cmd/loopkv")
 		b.Stdout, b.Stderr = os.Stdout, os.Stderr
 		if err := b.Run(); err != nil {
 			s.stop()
