@@ -6,7 +6,9 @@
 //
 // One immutable Config is shared by all connections; each connection has
 // one small Engine (NewEngine), owned by one loop. After the handshake the
-// Engine holds only fixed-size per-direction AEAD state.
+// Engine holds only fixed-size per-direction AEAD state, plus each
+// direction's cipher.AEAD (its expanded key schedule, ~750 bytes for
+// AES-GCM) until ReleaseIdle drops it.
 //
 // # Stepping
 //
@@ -31,6 +33,9 @@
 //	StatusHandshakeDone  application data may be sealed; ConnectionState is final
 //	StatusPeerClosed     peer sent close_notify: e.CloseNotify(), flush output, close
 //	StatusFailed         e.Err() is sticky: flush AppendOutput (the alert only), close
+//	(idle a while)       e.ReleaseIdle(): drops both AEADs of an established, quiet
+//	                     connection; the next record rebuilds its direction's AEAD
+//	                     (2 small allocations), later records allocate nothing
 //
 // # Handshake states (RFC 8446, Appendix A.2)
 //
@@ -48,7 +53,8 @@
 //	established                KeyUpdate, alerts, data  established
 //
 // The engine keeps no timers: bound handshakes and idle connections with
-// the loop's timer wheel and call Release when a connection closes.
+// the loop's timer wheel, call ReleaseIdle when a connection has been idle
+// for a while, and Release when it closes.
 //
 // Every failure is a fatal *AlertError carrying the RFC 8446 Section 6 alert.
 // Early data is never accepted; undecryptable 0-RTT records are skipped up
@@ -60,5 +66,6 @@
 // needed; KeyUpdate(requestPeer) and CloseNotify queue control records
 // that the next AppendOutput or BeginRecord emits; ConnectionState reports
 // version, suite, group, SNI, ALPN, resumption and the verified client
-// leaf; Release zeroes the secrets.
+// leaf; ReleaseIdle sheds the AEADs of an idle connection; Release zeroes
+// the keys and secrets.
 package tlsengine

@@ -210,11 +210,25 @@ func NewEngine(cfg *Config) *Engine {
 // Release zeroes the traffic secrets and drops all state; the Engine must
 // not be used afterwards. Call it when the connection closes.
 func (e *Engine) Release() {
-	clear(e.in.secret[:])
-	clear(e.out.secret[:])
-	clear(e.in.iv[:])
-	clear(e.out.iv[:])
+	e.in.zero()
+	e.out.zero()
 	*e = Engine{err: ErrClosed}
+}
+
+// ReleaseIdle drops both directions' AEADs (their expanded key schedules,
+// about 1.5 KB for AES-GCM) of an established connection that has nothing
+// in progress: no pending output, no partial post-handshake message, no
+// error, no unread plaintext. Keys, IVs, sequence numbers and secrets stay;
+// the next record sealed or opened rebuilds the AEAD of its direction (two
+// small allocations). It reports whether it dropped anything. Call it when
+// a connection has been idle for a while. Owning loop only.
+func (e *Engine) ReleaseIdle() bool {
+	if !e.done || e.err != nil || e.hs != nil || e.more || e.kuLen != 0 || e.hasOutput() {
+		return false
+	}
+	in := e.in.shed()
+	out := e.out.shed()
+	return in || out
 }
 
 // Err returns the sticky fatal error, or nil.
@@ -319,7 +333,7 @@ func (e *Engine) releaseHandshake() {
 
 // appendAlertRecord appends one alert record, protected when keys are set.
 func (e *Engine) appendAlertRecord(dst []byte, level uint8, a Alert) []byte {
-	if e.out.aead == nil {
+	if !e.out.keyed {
 		return append(dst, recordTypeAlert, 3, 3, 0, 2, level, byte(a))
 	}
 	hdr := len(dst)
@@ -525,7 +539,7 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 		// An unprotected alert (also from clients that fail before installing keys).
 		return nil, e.readAlert(body)
 	}
-	if e.in.aead == nil {
+	if !e.in.keyed {
 		if typ != recordTypeHandshake {
 			if typ == recordTypeApplicationData && e.hs != nil && e.hs.skipEarly(len(body)) {
 				return nil, nil // early data sent before a HelloRetryRequest
@@ -687,7 +701,7 @@ func (e *Engine) appendHandshakeRecords(msgs []byte) error {
 	limit := e.sendLimit
 	for len(msgs) > 0 {
 		n := min(len(msgs), limit)
-		if e.out.aead == nil {
+		if !e.out.keyed {
 			hs.out = append(hs.out, recordTypeHandshake, 3, 3, byte(n>>8), byte(n))
 			hs.out = append(hs.out, msgs[:n]...)
 		} else {

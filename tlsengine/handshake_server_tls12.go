@@ -574,7 +574,7 @@ func (e *Engine) readRecord12(rec []byte) ([]byte, error) {
 		return nil, errBadRecordType
 	}
 	pt := rec[recordHeaderLen:]
-	if e.in.aead != nil {
+	if e.in.keyed {
 		var err error
 		if pt, err = e.in.open12(rec); err != nil {
 			return nil, err
@@ -584,7 +584,7 @@ func (e *Engine) readRecord12(rec []byte) ([]byte, error) {
 	}
 	switch typ {
 	case recordTypeChangeCipherSpec:
-		if e.in.aead != nil {
+		if e.in.keyed {
 			return nil, alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
 		}
 		return nil, e.readChangeCipherSpec12(pt)

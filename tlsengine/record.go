@@ -25,15 +25,20 @@ const maxSeq = 1<<64 - 1
 
 // direction is the AEAD state of one side of the connection: e.in opens what
 // the client sent, e.out seals what the server sends. All fields are fixed
-// size so the Engine holds no buffers for them.
+// size so the Engine holds no buffers for them, except aead: the
+// cipher.AEAD built from key, which ReleaseIdle drops (shed) and the next
+// record rebuilds.
 type direction struct {
-	aead   cipher.AEAD // nil while records are plaintext
+	aead   cipher.AEAD // built from key; nil while plaintext or shed (keyed)
 	suite  *cipherSuite
+	seq    uint64
+	key    [32]byte // AEAD key, kept so a shed AEAD can be rebuilt
+	secret [48]byte // current traffic secret, for KeyUpdate
 	iv     [12]byte
 	nonce  [12]byte // scratch: iv XOR seq, rebuilt for every record
-	seq    uint64
-	secret [48]byte // current traffic secret, for KeyUpdate
-	secLen int
+	keyLen uint8    // 0 <= keyLen <= len(key)
+	secLen uint8    // 0 <= secLen <= len(secret)
+	keyed  bool     // records are protected; false while they are plaintext
 
 	// TLS 1.2 protection (record_tls12.go): set by setKeys12.
 	tls12    bool
@@ -45,15 +50,65 @@ type direction struct {
 // resets the sequence number.
 func (d *direction) setTrafficSecret(s *cipherSuite, secret []byte) error {
 	key, iv := trafficKeys(s.hash, secret, s.keyLen)
+	err := d.setKey(s, key)
+	clear(key)
+	if err != nil {
+		return err
+	}
+	d.seq = 0
+	copy(d.iv[:], iv)
+	d.secLen = uint8(copy(d.secret[:], secret))
+	return nil
+}
+
+// setKey builds the AEAD of suite s for key and keeps key to rebuild it
+// after a shed; records are protected from now on.
+func (d *direction) setKey(s *cipherSuite, key []byte) error {
+	if len(key) > len(d.key) {
+		return alertErr(AlertInternalError, ErrInternal)
+	}
 	a, err := s.newAEAD(key)
 	if err != nil {
 		return alertErr(AlertInternalError, ErrInternal)
 	}
-	clear(key)
-	d.aead, d.suite, d.seq = a, s, 0
-	copy(d.iv[:], iv)
-	d.secLen = copy(d.secret[:], secret)
+	clear(d.key[:])
+	d.keyLen = uint8(copy(d.key[:], key))
+	d.aead, d.suite, d.keyed = a, s, true
 	return nil
+}
+
+// shed drops the AEAD (its expanded key schedule) and keeps the key; it
+// reports whether there was one to drop.
+func (d *direction) shed() bool {
+	if d.aead == nil {
+		return false
+	}
+	d.aead = nil
+	return true
+}
+
+// ready rebuilds the AEAD after a shed: two small allocations, once per
+// idle period, never in the steady state.
+func (d *direction) ready() error {
+	if d.aead != nil {
+		return nil
+	}
+	if !d.keyed || d.suite == nil {
+		return errNoKeys
+	}
+	a, err := d.suite.newAEAD(d.key[:d.keyLen])
+	if err != nil {
+		return errNoKeys
+	}
+	d.aead = a
+	return nil
+}
+
+// zero clears the key material: key, IV and traffic secret.
+func (d *direction) zero() {
+	clear(d.key[:])
+	clear(d.iv[:])
+	clear(d.secret[:])
 }
 
 // makeNonce builds the per-record nonce (RFC 8446, Section 5.3).
@@ -77,6 +132,9 @@ func (d *direction) sealInPlace(b []byte, hdr int, typ uint8) ([]byte, error) {
 	if d.seq == maxSeq {
 		return b, alertErr(AlertInternalError, ErrSequenceLimit)
 	}
+	if err := d.ready(); err != nil {
+		return b, err
+	}
 	n := len(b) - hdr - recordHeaderLen // plaintext length
 	b = append(b, typ)
 	if cap(b)-len(b) < aeadTagLen {
@@ -98,6 +156,9 @@ func (d *direction) sealInPlace(b []byte, hdr int, typ uint8) ([]byte, error) {
 func (d *direction) openInPlace(rec []byte) (uint8, []byte, error) {
 	if d.seq == maxSeq {
 		return 0, nil, alertErr(AlertInternalError, ErrSequenceLimit)
+	}
+	if err := d.ready(); err != nil {
+		return 0, nil, err
 	}
 	d.makeNonce()
 	body := rec[recordHeaderLen:]
@@ -125,4 +186,5 @@ var (
 	errBadRecordMAC   = alertErr(AlertBadRecordMAC, ErrBadRecordMAC)
 	errRecordOverflow = alertErr(AlertRecordOverflow, ErrRecordOverflow)
 	errNoContentType  = alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+	errNoKeys         = alertErr(AlertInternalError, ErrInternal) // an AEAD could not be rebuilt
 )

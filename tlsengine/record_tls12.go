@@ -72,11 +72,10 @@ func (s *cipherSuite12) explicitNonce() bool { return s.ivLen == 4 }
 // number (RFC 5246, Section 6.1). For AES-GCM iv is the 4-byte salt and the
 // rest of d.iv stays zero, so makeNonce yields salt || seq.
 func (d *direction) setKeys12(s *cipherSuite12, key, iv []byte) error {
-	a, err := s.aead.newAEAD(key)
-	if err != nil {
-		return alertErr(AlertInternalError, ErrInternal)
+	if err := d.setKey(s.aead, key); err != nil {
+		return err
 	}
-	d.aead, d.suite, d.seq = a, nil, 0
+	d.seq = 0
 	d.tls12, d.explicit = true, s.explicitNonce()
 	d.iv = [12]byte{}
 	copy(d.iv[:], iv)
@@ -114,6 +113,9 @@ func (d *direction) seal12(b []byte, hdr int, typ uint8) ([]byte, error) {
 	if d.seq == maxSeq {
 		return b, alertErr(AlertInternalError, ErrSequenceLimit) // RFC 5246, Section 6.1: no wrap
 	}
+	if err := d.ready(); err != nil {
+		return b, err
+	}
 	hl := d.headerLen()
 	n := len(b) - hdr - hl
 	if cap(b)-len(b) < aeadTagLen {
@@ -140,6 +142,9 @@ func (d *direction) seal12(b []byte, hdr int, typ uint8) ([]byte, error) {
 func (d *direction) open12(rec []byte) ([]byte, error) {
 	if d.seq == maxSeq {
 		return nil, alertErr(AlertInternalError, ErrSequenceLimit)
+	}
+	if err := d.ready(); err != nil {
+		return nil, err
 	}
 	body := rec[recordHeaderLen:]
 	if d.explicit {
