@@ -117,8 +117,12 @@ type serverHandshake struct {
 	master        masterSecret
 	clientApp     []byte
 	certRequested bool
-	vopts         *x509.VerifyOptions
-	v12           *handshake12 // TLS 1.2 state (handshake_server_tls12.go)
+	// clientFinished is the verify_data the client Finished must carry,
+	// nil until predictClientFinished.
+	clientFinished []byte
+	ticketSent     bool // NewSessionTicket went out with the server Finished
+	vopts          *x509.VerifyOptions
+	v12            *handshake12 // TLS 1.2 state (handshake_server_tls12.go)
 }
 
 // skipEarly reports whether an n-byte record may be dropped as refused early
@@ -608,7 +612,38 @@ func (e *Engine) sendServerFinished() (state, error) {
 	if hs.certRequested {
 		return expectCertificate{}, nil
 	}
+	if e.cfg.TicketKeys != nil {
+		if err := e.sendEarlyTicket(); err != nil {
+			return nil, err
+		}
+	}
 	return expectFinished{}, nil
+}
+
+// sendEarlyTicket sends the NewSessionTicket right after the server
+// Finished, in the same flight (RFC 8446, Section 4.6.1, the note on the
+// resumption master secret): a server that did not request client
+// authentication knows the only message left, the client Finished, so it
+// computes the rest of the transcript itself. The Finished that arrives is
+// still checked against that prediction before the handshake completes.
+// This saves the server one write and one wake-up per handshake.
+func (e *Engine) sendEarlyTicket() error {
+	e.hs.predictClientFinished()
+	if err := e.sendSessionTicket(); err != nil {
+		return err
+	}
+	e.hs.ticketSent = true
+	return nil
+}
+
+// predictClientFinished computes the client Finished the transcript so far
+// calls for (RFC 8446, Section 4.4.4), keeps its verify_data for the check,
+// and adds the message to the transcript: a client Finished that passes the
+// check is byte for byte this message.
+func (hs *serverHandshake) predictClientFinished() {
+	want := finishedVerifyData(hs.suite.hash, hs.clientHS, hs.transcript.sum(nil))
+	hs.clientFinished = want
+	hs.transcript.write((&finishedMsg{verifyData: want}).appendTo(nil))
 }
 
 // readClientCertificate handles the client's Certificate (RFC 8446,
@@ -717,37 +752,42 @@ func (e *Engine) readClientCertificateVerify(msg []byte) (state, error) {
 
 // finishedVerified proves that the client Finished checked out; only
 // verifyClientFinished creates one, and only establish consumes it.
-type finishedVerified struct{ transcriptHash []byte }
+type finishedVerified struct{}
 
-// verifyClientFinished checks the client Finished (RFC 8446, Section 4.4.4).
+// verifyClientFinished checks the client Finished (RFC 8446, Section 4.4.4)
+// against the one predicted from the transcript: at the server Finished when
+// an early ticket was sent (sendEarlyTicket), otherwise now.
 func (e *Engine) verifyClientFinished(msg []byte) (finishedVerified, error) {
 	hs := e.hs
 	var m finishedMsg
 	if !m.unmarshal(msg) {
 		return finishedVerified{}, errDecode
 	}
-	want := finishedVerifyData(hs.suite.hash, hs.clientHS, hs.transcript.sum(nil))
+	if hs.clientFinished == nil {
+		hs.predictClientFinished()
+	}
+	want := hs.clientFinished
 	if len(m.verifyData) != len(want) {
 		return finishedVerified{}, errDecode
 	}
 	if !hmac.Equal(want, m.verifyData) {
 		return finishedVerified{}, alertErr(AlertDecryptError, ErrBadFinished)
 	}
-	hs.transcript.write(msg)
-	return finishedVerified{transcriptHash: hs.transcript.sum(nil)}, nil
+	return finishedVerified{}, nil
 }
 
 // establish installs the client application key, marks the handshake done
-// and issues a session ticket (RFC 8446, Sections 7.1 and 4.6.1).
-func (e *Engine) establish(proof finishedVerified) error {
+// and issues a session ticket unless one went out with the server Finished
+// (RFC 8446, Sections 7.1 and 4.6.1).
+func (e *Engine) establish(finishedVerified) error {
 	hs := e.hs
 	if err := e.in.setTrafficSecret(hs.suite, hs.clientApp); err != nil {
 		return err
 	}
 	e.done = true
 	hs.earlySkip = 0
-	if e.cfg.TicketKeys != nil {
-		if err := e.sendSessionTicket(proof.transcriptHash); err != nil {
+	if e.cfg.TicketKeys != nil && !hs.ticketSent {
+		if err := e.sendSessionTicket(); err != nil {
 			return err
 		}
 	}
@@ -756,11 +796,12 @@ func (e *Engine) establish(proof finishedVerified) error {
 }
 
 // sendSessionTicket issues one stateless ticket carrying the resumption PSK
-// (RFC 8446, Section 4.6.1).
-func (e *Engine) sendSessionTicket(transcriptHash []byte) error {
+// (RFC 8446, Section 4.6.1). The transcript must end with the client
+// Finished, received or predicted.
+func (e *Engine) sendSessionTicket() error {
 	hs := e.hs
 	h := hs.suite.hash
-	rms := hs.master.resumptionMasterSecret(transcriptHash)
+	rms := hs.master.resumptionMasterSecret(hs.transcript.sum(nil))
 	var rnd [4]byte
 	if _, err := io.ReadFull(e.cfg.rand(), rnd[:]); err != nil {
 		return alertErr(AlertInternalError, ErrInternal)

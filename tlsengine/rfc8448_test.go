@@ -851,11 +851,19 @@ func section3EngineHandshake(t *testing.T) *section3Engine {
 	if err := e.SignDone(sig, err); err != nil {
 		t.Fatal(err)
 	}
+	// CertificateVerify and Finished, then (RFC 8446, Section 4.6.1: no
+	// client authentication was requested) the NewSessionTicket under the
+	// application key in the same flight.
+	out = records(t, e.AppendOutput(nil))
+	if len(out) != 3 {
+		t.Fatalf("%d records after SignDone, want CertificateVerify, Finished, NewSessionTicket", len(out))
+	}
 	flight = nil
-	for _, rec := range records(t, e.AppendOutput(nil)) {
+	for _, rec := range out[:2] {
 		_, pt := fromServer.open(t, rec)
 		flight = append(flight, pt...)
 	}
+	ticketRecord := out[2]
 	cvLen := handshakeLen(flight)
 	var cv certificateVerifyMsg
 	if !cv.unmarshal(flight[:cvLen]) || cv.signatureAlgorithm != 0x0804 || !bytes.Equal(cv.signature, sig) {
@@ -875,7 +883,7 @@ func section3EngineHandshake(t *testing.T) *section3Engine {
 	ms := hs.masterSecret()
 	cats, sats := ms.clientApplicationTrafficSecret(tr.sum(nil)), ms.serverApplicationTrafficSecret(tr.sum(nil))
 
-	// Client Finished in: the handshake completes and a ticket is queued.
+	// Client Finished in: the handshake completes; the ticket already went out.
 	cf := (&finishedMsg{verifyData: finishedVerifyData(crypto.SHA256, chts, tr.sum(nil))}).appendTo(nil)
 	tr.write(cf)
 	in = toServer.seal(22, cf)
@@ -885,12 +893,11 @@ func section3EngineHandshake(t *testing.T) *section3Engine {
 	if e.Status()&StatusHandshakeDone == 0 {
 		t.Fatalf("status after client Finished %b", e.Status())
 	}
-	fromServer, toServer = newRecordKeys(t, sats), newRecordKeys(t, cats)
-	out = records(t, e.AppendOutput(nil))
-	if len(out) != 1 {
-		t.Fatalf("%d records after the handshake, want the NewSessionTicket", len(out))
+	if out := e.AppendOutput(nil); len(out) != 0 {
+		t.Fatalf("%d bytes after the client Finished, want none", len(out))
 	}
-	typ, pt := fromServer.open(t, out[0])
+	fromServer, toServer = newRecordKeys(t, sats), newRecordKeys(t, cats)
+	typ, pt := fromServer.open(t, ticketRecord)
 	var nst newSessionTicketMsgTLS13
 	if typ != 22 || !nst.unmarshal(pt) {
 		t.Fatalf("NewSessionTicket %x", pt)
@@ -956,8 +963,11 @@ func TestRFC8448Section4EngineResumesWithItsTicket(t *testing.T) {
 	hs := early.handshakeSecret(shared)
 	chts, shts := hs.clientHandshakeTrafficSecret(tr.sum(nil)), hs.serverHandshakeTrafficSecret(tr.sum(nil))
 	fromServer, toServer := newRecordKeys(t, shts), newRecordKeys(t, chts)
+	// The flight ends with the NewSessionTicket under the application key
+	// (RFC 8446, Section 4.6.1: no client authentication when resuming).
+	ticketRecord := out[len(out)-1]
 	var flight []byte
-	for _, rec := range out[1:] {
+	for _, rec := range out[1 : len(out)-1] {
 		if rec[0] != 20 {
 			_, pt := fromServer.open(t, rec)
 			flight = append(flight, pt...)
@@ -974,6 +984,11 @@ func TestRFC8448Section4EngineResumesWithItsTicket(t *testing.T) {
 		t.Fatalf("server Finished %x is not ours", flight[eeLen:])
 	}
 	tr.write(flight[eeLen:])
+	sats := hs.masterSecret().serverApplicationTrafficSecret(tr.sum(nil))
+	var nst newSessionTicketMsgTLS13
+	if typ, pt := newRecordKeys(t, sats).open(t, ticketRecord); typ != 22 || !nst.unmarshal(pt) {
+		t.Errorf("last record of the resumed flight: type %d, %x, want a NewSessionTicket", typ, pt)
+	}
 	// Early data was refused: no EndOfEarlyData (RFC 8446, Section 4.5).
 	cf := (&finishedMsg{verifyData: finishedVerifyData(crypto.SHA256, chts, tr.sum(nil))}).appendTo(nil)
 	if _, _, err := e.Read(toServer.seal(22, cf), nil); err != nil || e.Status()&StatusHandshakeDone == 0 {
