@@ -1,12 +1,14 @@
 package tlsengine
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/hkdf"
 	"crypto/hmac"
 	_ "crypto/sha256" // registers crypto.SHA256 for the TLS 1.3 suites
 	_ "crypto/sha512" // registers crypto.SHA384
 	"hash"
+	"sync"
 )
 
 // This file is the TLS 1.3 key schedule (RFC 8446, Section 7.1). Secrets are
@@ -35,16 +37,14 @@ const (
 // hkdfExpandLabel is HKDF-Expand-Label (RFC 8446, Section 7.1):
 // HKDF-Expand(secret, HkdfLabel{length, "tls13 " + label, context}, length).
 // label and context come from this package and fit their one-byte prefixes.
-func hkdfExpandLabel(h func() hash.Hash, secret []byte, label string, context []byte, length int) []byte {
-	const prefix = "tls13 "
-	info := make([]byte, 0, 2+1+len(prefix)+len(label)+1+len(context))
-	info = appendU16(info, uint16(length))
-	info = append(info, byte(len(prefix)+len(label)))
-	info = append(info, prefix...)
-	info = append(info, label...)
-	info = append(info, byte(len(context)))
-	info = append(info, context...)
-	out, err := hkdf.Expand(h, secret, string(info), length)
+func hkdfExpandLabel(h crypto.Hash, secret []byte, label string, context []byte, length int) []byte {
+	info, ok := fixedInfo(h, label, context, length)
+	if !ok {
+		info = string(appendHkdfLabel(nil, label, context, length))
+	}
+	d := lendDigests(h)
+	out, err := hkdf.Expand(d.newHash, secret, info, length)
+	d.giveBack()
 	if err != nil {
 		// Only a length over 255 hash blocks fails; callers ask for keys,
 		// IVs and hash-length secrets.
@@ -53,10 +53,112 @@ func hkdfExpandLabel(h func() hash.Hash, secret []byte, label string, context []
 	return out
 }
 
+// appendHkdfLabel appends the HkdfLabel structure (RFC 8446, Section 7.1).
+func appendHkdfLabel(b []byte, label string, context []byte, length int) []byte {
+	const prefix = "tls13 "
+	b = appendU16(b, uint16(length))
+	b = append(b, byte(len(prefix)+len(label)))
+	b = append(b, prefix...)
+	b = append(b, label...)
+	b = append(b, byte(len(context)))
+	return append(b, context...)
+}
+
+// labelInfo is an HkdfLabel whose context does not depend on the handshake.
+type labelInfo struct {
+	hash    crypto.Hash
+	label   string
+	length  int
+	context []byte
+	info    string
+}
+
+// fixedInfos are the HkdfLabels built once instead of per derivation: the
+// traffic key and IV (every AEAD key length), finished, traffic upd and, with
+// Transcript-Hash("") as context, derived and res binder.
+var fixedInfos = func() (l []labelInfo) {
+	for _, h := range []crypto.Hash{crypto.SHA256, crypto.SHA384} {
+		empty := h.New().Sum(nil)
+		for _, f := range []labelInfo{
+			{label: labelKey, length: 16}, {label: labelKey, length: 32}, {label: labelIV, length: 12},
+			{label: labelFinished, length: h.Size()}, {label: labelTrafficUpdate, length: h.Size()},
+			{label: labelDerived, length: h.Size(), context: empty},
+			{label: labelResumptionBinder, length: h.Size(), context: empty},
+		} {
+			f.hash = h
+			f.info = string(appendHkdfLabel(nil, f.label, f.context, f.length))
+			l = append(l, f)
+		}
+	}
+	return l
+}()
+
+// fixedInfo returns the prebuilt HkdfLabel for these arguments, if any.
+func fixedInfo(h crypto.Hash, label string, context []byte, length int) (string, bool) {
+	for i := range fixedInfos {
+		f := &fixedInfos[i]
+		if f.hash == h && f.length == length && f.label == label && bytes.Equal(f.context, context) {
+			return f.info, true
+		}
+	}
+	return "", false
+}
+
+// digestLender lends hash states to crypto/hkdf and crypto/hmac, which ask
+// their hash constructor for three states per HKDF-Expand (one only to
+// learn the size) and two per HMAC, and drop them when they return. Lent
+// from a pool, the states are reused instead of allocated per derivation.
+//
+// A lender serves one derivation at a time: lendDigests takes it from a
+// sync.Pool and giveBack returns it. It hands out its states in turn, reset,
+// so that no state is given to two holders that are live at once as long as
+// one derivation holds at most len(states) states; HKDF-Expand holds three.
+type digestLender struct {
+	states  [4]hash.Hash
+	next    int
+	newHash func() hash.Hash // d.lend, bound once so passing it does not allocate
+	pool    *sync.Pool       // where giveBack puts d; nil: not pooled
+}
+
+// lend returns the next state, reset.
+func (d *digestLender) lend() hash.Hash {
+	s := d.states[d.next]
+	d.next = (d.next + 1) % len(d.states)
+	s.Reset()
+	return s
+}
+
+// giveBack returns d to its pool; d must not be used afterwards.
+func (d *digestLender) giveBack() {
+	if d.pool != nil {
+		d.pool.Put(d)
+	}
+}
+
+// lenders hold the digestLenders of the TLS 1.3 hashes.
+var lenders [crypto.SHA384 + 1]sync.Pool
+
+// lendDigests returns a lender of h states: pooled for SHA-256 and
+// SHA-384, otherwise one that calls h.New.
+func lendDigests(h crypto.Hash) *digestLender {
+	if h != crypto.SHA256 && h != crypto.SHA384 {
+		return &digestLender{newHash: h.New}
+	}
+	if d, ok := lenders[h].Get().(*digestLender); ok {
+		return d
+	}
+	d := &digestLender{pool: &lenders[h]}
+	for i := range d.states {
+		d.states[i] = h.New()
+	}
+	d.newHash = d.lend
+	return d
+}
+
 // deriveSecret is Derive-Secret(secret, label, transcriptHash) (RFC 8446,
 // Section 7.1), taking the transcript hash already computed.
 func deriveSecret(h crypto.Hash, secret []byte, label string, transcriptHash []byte) []byte {
-	return hkdfExpandLabel(h.New, secret, label, transcriptHash, h.Size())
+	return hkdfExpandLabel(h, secret, label, transcriptHash, h.Size())
 }
 
 // emptyHash returns Transcript-Hash("") for h, the context of the "derived"
@@ -82,7 +184,7 @@ type scheduleConstants struct {
 var schedules = func() (m [crypto.SHA384 + 1]*scheduleConstants) {
 	for _, h := range []crypto.Hash{crypto.SHA256, crypto.SHA384} {
 		c := &scheduleConstants{empty: h.New().Sum(nil), noPSKEarly: extract(h, nil, nil)}
-		c.noPSKDerived = hkdfExpandLabel(h.New, c.noPSKEarly, labelDerived, c.empty, h.Size())
+		c.noPSKDerived = hkdfExpandLabel(h, c.noPSKEarly, labelDerived, c.empty, h.Size())
 		m[h] = c
 	}
 	return m
@@ -102,7 +204,9 @@ func extract(h crypto.Hash, ikm, salt []byte) []byte {
 	if ikm == nil {
 		ikm = make([]byte, h.Size())
 	}
-	prk, err := hkdf.Extract(h.New, ikm, salt)
+	d := lendDigests(h)
+	prk, err := hkdf.Extract(d.newHash, ikm, salt)
+	d.giveBack()
 	if err != nil {
 		panic("tlsengine: internal error: " + err.Error())
 	}
@@ -206,8 +310,8 @@ func (s masterSecret) resumptionMasterSecret(th []byte) []byte {
 // trafficKeys derives the write key and IV from a traffic secret (RFC 8446,
 // Section 7.3). Every TLS 1.3 AEAD uses a 12-byte IV.
 func trafficKeys(h crypto.Hash, secret []byte, keyLen int) (key, iv []byte) {
-	key = hkdfExpandLabel(h.New, secret, labelKey, nil, keyLen)
-	iv = hkdfExpandLabel(h.New, secret, labelIV, nil, 12)
+	key = hkdfExpandLabel(h, secret, labelKey, nil, keyLen)
+	iv = hkdfExpandLabel(h, secret, labelIV, nil, 12)
 	return key, iv
 }
 
@@ -215,20 +319,24 @@ func trafficKeys(h crypto.Hash, secret []byte, keyLen int) (key, iv []byte) {
 // finished_key derived from baseKey, a handshake traffic secret or a binder
 // key (RFC 8446, Sections 4.4.4 and 4.2.11.2).
 func finishedVerifyData(h crypto.Hash, baseKey, transcriptHash []byte) []byte {
-	finishedKey := hkdfExpandLabel(h.New, baseKey, labelFinished, nil, h.Size())
-	mac := hmac.New(h.New, finishedKey)
+	finishedKey := hkdfExpandLabel(h, baseKey, labelFinished, nil, h.Size())
+	d := lendDigests(h)
+	mac := hmac.New(d.newHash, finishedKey)
 	mac.Write(transcriptHash)
-	return mac.Sum(nil)
+	sum := mac.Sum(nil)
+	d.giveBack()
+	clear(finishedKey)
+	return sum
 }
 
 // nextTrafficSecret returns application_traffic_secret_N+1 (RFC 8446,
 // Section 7.2).
 func nextTrafficSecret(h crypto.Hash, secret []byte) []byte {
-	return hkdfExpandLabel(h.New, secret, labelTrafficUpdate, nil, h.Size())
+	return hkdfExpandLabel(h, secret, labelTrafficUpdate, nil, h.Size())
 }
 
 // resumptionPSK returns the PSK a ticket carries, from the resumption master
 // secret and the ticket_nonce (RFC 8446, Section 4.6.1).
 func resumptionPSK(h crypto.Hash, resumptionMasterSecret, nonce []byte) []byte {
-	return hkdfExpandLabel(h.New, resumptionMasterSecret, labelResumption, nonce, h.Size())
+	return hkdfExpandLabel(h, resumptionMasterSecret, labelResumption, nonce, h.Size())
 }

@@ -101,7 +101,7 @@ func TestEarlySecretWithoutPSKIsZeroKeyed(t *testing.T) {
 func TestHkdfExpandLabelMatchesReferenceForLongOutputs(t *testing.T) {
 	secret := bytes.Repeat([]byte{1}, 32)
 	for _, n := range []int{1, 12, 16, 32, 33, 64, 255} {
-		got := hkdfExpandLabel(sha256.New, secret, "key", []byte("ctx"), n)
+		got := hkdfExpandLabel(crypto.SHA256, secret, "key", []byte("ctx"), n)
 		if want := refExpandLabel(sha256.New, secret, "key", []byte("ctx"), n); !bytes.Equal(got, want) {
 			t.Errorf("length %d: %x, want %x", n, got, want)
 		}

@@ -320,7 +320,7 @@ func TestRFC8448Section3HkdfExpandLabelInfo(t *testing.T) {
 	// The trace prints HkdfLabel for "tls13 derived"; expanding with the
 	// early secret must give the trace's expanded value.
 	s := loadSection3(t)
-	got := hkdfExpandLabel(sha256.New, s.early.secret, labelDerived, sha256Of(), 32)
+	got := hkdfExpandLabel(crypto.SHA256, s.early.secret, labelDerived, sha256Of(), 32)
 	want := traceHex(t, traceSection3, `{server}  derive secret for handshake "tls13 derived":`, "expanded")
 	if !bytes.Equal(got, want) {
 		t.Errorf("derived = %x, want %x", got, want)
