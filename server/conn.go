@@ -291,6 +291,9 @@ func (h *handler) tick(n int) {
 		return
 	}
 	h.s.sampleOps()
+	if h.s.tls != nil {
+		h.s.tls.collectShed(time.Now())
+	}
 	if h.s.cfg.timeout.Load() <= 0 && h.s.tls == nil {
 		return
 	}

@@ -52,6 +52,7 @@ var engineSuite = []struct {
 	{"TLSGoRedis", TestTLSGoRedis},
 	{"TLSSessionResumption", TestTLSSessionResumption},
 	{"TLSPlainAndTLSShareLoops", TestTLSPlainAndTLSShareLoops},
+	{"TLSIdleConnectionsShedKeysAndKeepWorking", TestTLSIdleConnectionsShedKeysAndKeepWorking},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -167,7 +168,12 @@ type tlsStats struct {
 	clientCerts atomic.Int64 // handshakes that verified a client certificate
 	reloads     atomic.Int64
 	reloadFails atomic.Int64
+	idleShed    atomic.Int64      // cumulative: idle connections whose AEADs sweepTLS dropped
 	byAlert     [256]atomic.Int64 // failures by the alert sent or received
+
+	// ticker goroutine only (collectShed)
+	shedCollected int64     // idleShed at the last collection
+	lastCollect   time.Time // of the last collection
 }
 
 // newTLSState loads the certificates and starts the worker pool; it is
@@ -585,20 +591,75 @@ func (h *handler) tlsFailed(cs *connState, err error) {
 	}
 }
 
+// Shedding idle connections' key schedules (tlsengine ReleaseIdle).
+const (
+	// tlsShedAfter is how long an established connection stays quiet
+	// before its two AEADs (about 1.5 KB with AES-GCM, twice that in RSS at
+	// GOGC=100) are dropped. One sweep period: a rebuild costs two small
+	// allocations and about a microsecond on the next record, so a client
+	// that speaks every second or two pays far less than one command's
+	// cost, while every connection quiet for longer holds none.
+	tlsShedAfter = time.Second
+	// tlsCollectAfter connections shed since the last collection (about
+	// 1.5 MB of AEADs) make the ticker ask the runtime to collect, at most
+	// once per tlsCollectEvery; see collectShed.
+	tlsCollectAfter = 1000
+	tlsCollectEvery = 10 * time.Second
+)
+
 // sweepTLS closes the loop's connections still handshaking after
-// tls-handshake-timeout. owning loop only.
+// tls-handshake-timeout and sheds the AEADs of established connections
+// idle for tlsShedAfter. owning loop only.
 func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 	t := h.s.tls
 	limit := time.Duration(t.handshakeTimeout.Load()) * time.Second
+	idleBefore := now.UnixMilli() - tlsShedAfter.Milliseconds()
+	var shed int64
 	for _, cs := range ls.conns {
 		tc := cs.tls
-		if tc == nil || tc.established || now.Sub(tc.opened) < limit || cs.shared.killed.Swap(true) {
+		if tc == nil {
+			continue
+		}
+		if tc.established {
+			if tc.job == nil && cs.pending == nil && cs.shared.lastActive.Load() <= idleBefore && tc.eng.ReleaseIdle() {
+				shed++
+			}
+			continue
+		}
+		if now.Sub(tc.opened) < limit || cs.shared.killed.Swap(true) {
 			continue
 		}
 		t.stats.timeouts.Add(1)
 		t.stats.failed.Add(1)
 		t.logFailure(cs.addr, "handshake timeout", tlsengine.AlertCloseNotify)
 		cs.tc.Close()
+	}
+	if shed > 0 {
+		t.stats.idleShed.Add(shed)
+	}
+}
+
+// collectShed runs a garbage collection once sweeps have shed the AEADs of
+// tlsCollectAfter connections since the last one, at most once per
+// tlsCollectEvery. ticker goroutine only.
+//
+// The trade-off: idle connections allocate nothing, so without it the
+// freed key schedules stay counted in the heap until the runtime's forced
+// collection (every 2 minutes) and RSS stays at the old heap goal until
+// then. A collection costs the ticker goroutine its duration (a few ms for
+// tens of MB of live heap; active expiry waits that long), a share of the
+// CPU while marking and two short stop-the-world pauses on the loops; it
+// happens only after a burst of connections went quiet.
+func (t *tlsState) collectShed(now time.Time) {
+	n := t.stats.idleShed.Load()
+	if n-t.stats.shedCollected < tlsCollectAfter || now.Sub(t.stats.lastCollect) < tlsCollectEvery {
+		return
+	}
+	t.stats.shedCollected, t.stats.lastCollect = n, now
+	start := time.Now()
+	runtime.GC()
+	if ce := t.log.Check(zap.DebugLevel, "tls: collected after shedding idle connections' keys"); ce != nil {
+		ce.Write(zap.Int64("shed", n), zap.Duration("took", time.Since(start)))
 	}
 }
 

@@ -208,6 +208,7 @@ func (s *Server) infoTLS(b []byte) []byte {
 	b = infoInt(b, "tls_resumptions", st.resumed.Load())
 	b = infoInt(b, "tls_client_certificates", st.clientCerts.Load())
 	b = infoInt(b, "tls_handshakes_in_flight", st.inFlight.Load())
+	b = infoInt(b, "tls_idle_released", st.idleShed.Load())
 	b = infoInt(b, "tls_worker_queue_depth", t.queueDepth())
 	b = infoInt(b, "tls_reloads", st.reloads.Load())
 	b = infoInt(b, "tls_reload_failures", st.reloadFails.Load())
