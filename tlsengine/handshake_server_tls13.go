@@ -2,7 +2,9 @@ package tlsengine
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/hmac"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/binary"
 	"errors"
@@ -100,6 +102,8 @@ type serverHandshake struct {
 	buf       []byte // reassembled handshake bytes not yet processed
 	out       []byte // pending records
 	earlySkip int    // bytes of refused early data we may still skip
+	random    [32]byte
+	finished  [4 + 64]byte // scratch: the predicted client Finished
 
 	suite         *cipherSuite
 	group         CurveID
@@ -500,7 +504,8 @@ func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) (
 // the signature is asynchronous.
 func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) (state, error) {
 	hs := e.hs
-	random := make([]byte, 32) // drawn first: a fixed Rand yields the random, then the key
+	hs.reserveFlight(len(clientShare), e.cfg.TicketKeys != nil)
+	random := hs.random[:] // drawn first: a fixed Rand yields the random, then the key
 	if _, err := io.ReadFull(e.cfg.rand(), random); err != nil {
 		return nil, alertErr(AlertInternalError, ErrInternal)
 	}
@@ -515,16 +520,17 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	if pskIndex >= 0 {
 		sh.selectedIdentityPresent, sh.selectedIdentity = true, uint16(pskIndex)
 	}
-	b := sh.appendTo(make([]byte, 0, 256+len(share)))
-	hs.transcript.write(b)
-	if err := e.appendHandshakeRecords(b); err != nil {
+	start := e.beginMessages()
+	hs.out = sh.appendTo(hs.out)
+	hs.transcript.write(hs.out[start:])
+	if err := e.endMessages(start); err != nil {
 		return nil, err
 	}
 	e.sendCompatCCS(ch)
 
 	h := hs.suite.hash
 	hs.hsSecret = newEarlySecret(h, hs.psk).handshakeSecret(secret)
-	th := hs.transcript.sum(nil)
+	th := hs.transcript.current()
 	hs.clientHS = hs.hsSecret.clientHandshakeTrafficSecret(th)
 	serverHS := hs.hsSecret.serverHandshakeTrafficSecret(th)
 	e.keyLog("CLIENT_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], hs.clientHS)
@@ -542,7 +548,8 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 		ee.recordSizeLimit = uint16(e.cfg.recordSizeLimit())
 		e.recvLimit = int(ee.recordSizeLimit) - 1
 	}
-	msgs := ee.appendTo(make([]byte, 0, 1024))
+	start = e.beginMessages()
+	msgs := ee.appendTo(hs.out)
 	if !hs.resumed {
 		if e.cfg.ClientAuth != NoClientCert {
 			hs.certRequested = true
@@ -554,14 +561,15 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 		}
 		msgs = (&certificateMsgTLS13{certificates: hs.cert.Chain}).appendTo(msgs)
 	}
-	hs.transcript.write(msgs)
-	if err := e.appendHandshakeRecords(msgs); err != nil {
+	hs.out = msgs
+	hs.transcript.write(hs.out[start:])
+	if err := e.endMessages(start); err != nil {
 		return nil, err
 	}
 	if hs.resumed {
 		return e.sendServerFinished()
 	}
-	hs.signed = signedContent(hs.scheme, serverSignatureContext, hs.transcript.sum(nil))
+	hs.signed = signedContent(hs.scheme, serverSignatureContext, hs.transcript.current())
 	if e.cfg.AsyncSign != nil && e.cfg.AsyncSign(hs.scheme) {
 		return awaitSign{}, nil
 	}
@@ -572,13 +580,82 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	return e.sendCertificateVerifyAndFinished(sig)
 }
 
+// reserveFlight sizes hs.out once for the whole server flight (ServerHello
+// with a share about the size of the client's, Certificate,
+// CertificateVerify, Finished, a ticket, record overhead), so that it does
+// not grow message by message. A CertificateRequest with a long CA list may
+// still grow it.
+func (hs *serverHandshake) reserveFlight(shareLen int, ticket bool) {
+	n := 128 + shareLen + 128 + (4 + 64) + 6*(recordHeaderLen+recordOverhead13)
+	if hs.cert != nil && !hs.resumed {
+		for _, c := range hs.cert.Chain {
+			n += 3 + 2 + len(c)
+		}
+		n += 4 + 4 + maxSignatureLen(hs.cert)
+	}
+	if ticket {
+		n += 256
+	}
+	hs.out = slices.Grow(hs.out, n)
+}
+
+// maxSignatureLen bounds the size of a signature by c's key.
+func maxSignatureLen(c *Certificate) int {
+	switch k := c.Key.Public().(type) {
+	case *ecdsa.PublicKey:
+		return 9 + 2*(k.Curve.Params().BitSize+7)/8
+	case *rsa.PublicKey:
+		return k.Size()
+	}
+	return 64 // Ed25519
+}
+
+// beginMessages starts a handshake record built in place at the end of
+// hs.out: it reserves the record header and returns where the messages
+// start. endMessages frames them.
+func (e *Engine) beginMessages() int {
+	if e.out.aead == nil {
+		e.hs.out = append(e.hs.out, 0, 0, 0, 0, 0)
+	} else {
+		e.hs.out = e.out.appendHeader(e.hs.out)
+	}
+	return len(e.hs.out)
+}
+
+// endMessages turns the whole handshake messages appended to hs.out since
+// beginMessages returned start into one handshake record, protected when
+// the write key is set; messages over the record limit go out as several
+// records through appendHandshakeRecords.
+func (e *Engine) endMessages(start int) error {
+	hs := e.hs
+	hdr := start - e.out.headerLen()
+	if e.out.aead == nil {
+		hdr = start - recordHeaderLen
+	}
+	n := len(hs.out) - start
+	if n > e.sendLimit {
+		msgs := bytes.Clone(hs.out[start:])
+		hs.out = hs.out[:hdr]
+		return e.appendHandshakeRecords(msgs)
+	}
+	if e.out.aead == nil {
+		h := hs.out[hdr:start]
+		h[0], h[1], h[2], h[3], h[4] = recordTypeHandshake, 3, 3, byte(n>>8), byte(n)
+		return nil
+	}
+	var err error
+	hs.out, err = e.out.sealInPlace(hs.out, hdr, recordTypeHandshake)
+	return err
+}
+
 // sendCertificateVerifyAndFinished completes the server flight with the
 // signature (RFC 8446, Section 4.4.3).
 func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) (state, error) {
 	hs := e.hs
-	b := (&certificateVerifyMsg{signatureAlgorithm: uint16(hs.scheme), signature: sig}).appendTo(nil)
-	hs.transcript.write(b)
-	if err := e.appendHandshakeRecords(b); err != nil {
+	start := e.beginMessages()
+	hs.out = (&certificateVerifyMsg{signatureAlgorithm: uint16(hs.scheme), signature: sig}).appendTo(hs.out)
+	hs.transcript.write(hs.out[start:])
+	if err := e.endMessages(start); err != nil {
 		return nil, err
 	}
 	hs.signed = nil
@@ -591,14 +668,15 @@ func (e *Engine) sendServerFinished() (state, error) {
 	hs := e.hs
 	h := hs.suite.hash
 	serverHS := e.out.secret[:e.out.secLen]
-	fin := finishedMsg{verifyData: finishedVerifyData(h, serverHS, hs.transcript.sum(nil))}
-	b := fin.appendTo(nil)
-	hs.transcript.write(b)
-	if err := e.appendHandshakeRecords(b); err != nil {
+	fin := finishedMsg{verifyData: finishedVerifyData(h, serverHS, hs.transcript.current())}
+	start := e.beginMessages()
+	hs.out = fin.appendTo(hs.out)
+	hs.transcript.write(hs.out[start:])
+	if err := e.endMessages(start); err != nil {
 		return nil, err
 	}
 	hs.master = hs.hsSecret.masterSecret()
-	th := hs.transcript.sum(nil)
+	th := hs.transcript.current()
 	hs.clientApp = hs.master.clientApplicationTrafficSecret(th)
 	serverApp := hs.master.serverApplicationTrafficSecret(th)
 	e.keyLog("CLIENT_TRAFFIC_SECRET_0", hs.clientRandom[:], hs.clientApp)
@@ -641,9 +719,9 @@ func (e *Engine) sendEarlyTicket() error {
 // and adds the message to the transcript: a client Finished that passes the
 // check is byte for byte this message.
 func (hs *serverHandshake) predictClientFinished() {
-	want := finishedVerifyData(hs.suite.hash, hs.clientHS, hs.transcript.sum(nil))
+	want := finishedVerifyData(hs.suite.hash, hs.clientHS, hs.transcript.current())
 	hs.clientFinished = want
-	hs.transcript.write((&finishedMsg{verifyData: want}).appendTo(nil))
+	hs.transcript.write((&finishedMsg{verifyData: want}).appendTo(hs.finished[:0]))
 }
 
 // readClientCertificate handles the client's Certificate (RFC 8446,
@@ -742,7 +820,7 @@ func (e *Engine) readClientCertificateVerify(msg []byte) (state, error) {
 	if !slices.Contains(supportedSignatureSchemes, uint16(s)) {
 		return nil, errIllegalParameter
 	}
-	signed := signedContent(s, clientSignatureContext, hs.transcript.sum(nil))
+	signed := signedContent(s, clientSignatureContext, hs.transcript.current())
 	if !verifySignature(e.state.PeerCertificates[0].PublicKey, s, signed, m.signature) {
 		return nil, alertErr(AlertDecryptError, ErrBadSignature)
 	}
@@ -801,7 +879,7 @@ func (e *Engine) establish(finishedVerified) error {
 func (e *Engine) sendSessionTicket() error {
 	hs := e.hs
 	h := hs.suite.hash
-	rms := hs.master.resumptionMasterSecret(hs.transcript.sum(nil))
+	rms := hs.master.resumptionMasterSecret(hs.transcript.current())
 	var rnd [4]byte
 	if _, err := io.ReadFull(e.cfg.rand(), rnd[:]); err != nil {
 		return alertErr(AlertInternalError, ErrInternal)
@@ -820,5 +898,7 @@ func (e *Engine) sendSessionTicket() error {
 		return nil // no ticket this time
 	}
 	m := newSessionTicketMsgTLS13{lifetime: st.lifetime, ageAdd: st.ageAdd, nonce: nonce, label: label}
-	return e.appendHandshakeRecords(m.appendTo(nil))
+	start := e.beginMessages()
+	hs.out = m.appendTo(hs.out)
+	return e.endMessages(start)
 }

@@ -50,7 +50,7 @@ func ecdhCurve(c CurveID) ecdh.Curve {
 // share: it returns the server's key_share bytes and the shared secret. A
 // malformed client share is illegal_parameter (RFC 8446, Section 4.2.8).
 func serverKeyShare(g CurveID, clientShare []byte, rand io.Reader) (share, secret []byte, err error) {
-	bad := alertErr(AlertIllegalParameter, ErrIllegalParameter)
+	bad := errIllegalParameter
 	if g == X25519MLKEM768 {
 		// client: ML-KEM-768 encapsulation key || X25519; server: ciphertext || X25519;
 		// secret: ML-KEM shared secret || X25519 shared secret.

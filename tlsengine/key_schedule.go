@@ -40,7 +40,8 @@ const (
 func hkdfExpandLabel(h crypto.Hash, secret []byte, label string, context []byte, length int) []byte {
 	info, ok := fixedInfo(h, label, context, length)
 	if !ok {
-		info = string(appendHkdfLabel(nil, label, context, length))
+		var buf [2 + 1 + 255 + 1 + 64]byte
+		info = string(appendHkdfLabel(buf[:0], label, context, length))
 	}
 	d := lendDigests(h)
 	out, err := hkdf.Expand(d.newHash, secret, info, length)
@@ -202,7 +203,7 @@ func constantsOf(h crypto.Hash) *scheduleConstants {
 // zeros, as the RFC uses when no PSK or no (EC)DHE secret is present.
 func extract(h crypto.Hash, ikm, salt []byte) []byte {
 	if ikm == nil {
-		ikm = make([]byte, h.Size())
+		ikm = zeros[:h.Size()]
 	}
 	d := lendDigests(h)
 	prk, err := hkdf.Extract(d.newHash, ikm, salt)
@@ -212,6 +213,9 @@ func extract(h crypto.Hash, ikm, salt []byte) []byte {
 	}
 	return prk
 }
+
+// zeros is the string of hash-length zeros of extract; read only.
+var zeros [64]byte
 
 // earlySecret is the Early Secret, the first stage of the schedule.
 type earlySecret struct {

@@ -18,6 +18,7 @@ import (
 type transcript struct {
 	hash crypto.Hash
 	h    hash.Hash
+	cur  [64]byte // scratch of current
 }
 
 // newTranscript returns an empty transcript over h.
@@ -35,6 +36,12 @@ func (t *transcript) write(msg []byte) {
 // messages can follow.
 func (t *transcript) sum(dst []byte) []byte {
 	return t.h.Sum(dst)
+}
+
+// current returns the hash of the messages written so far in a scratch
+// array of t: valid until the next call of current.
+func (t *transcript) current() []byte {
+	return t.h.Sum(t.cur[:0])
 }
 
 // reset empties the transcript.
