@@ -29,6 +29,8 @@
 # RATE=20000 RATE_DURATION=5s CONN_COUNT=10000 SETTLE=5s CHURN_DURATION=8s
 # CHURN_WORKERS=16 STORM_DURATION=13s STORM_RATE=5000 STORM_WORKERS=4 STORM_REPS=REPS
 # CRYPTOTLS=1 SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results GO=go
+# RUN_TIMEOUT=300 (seconds; a load generator run that exceeds it is killed and
+# recorded as failed, so a stuck server cannot hang the study)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,13 +58,14 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 BIN=${BIN:-bin}
 OUT=${OUT:-benchmarks/results}
 GO=${GO:-go}
+RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 LOOPS=1
 SUITE=TLS_AES_128_GCM_SHA256
 
 log() { echo "goals: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-for tool in redis-server redis-benchmark taskset openssl python3; do
+for tool in redis-server redis-benchmark taskset timeout openssl python3; do
 	command -v "$tool" >/dev/null || die "missing $tool (make deps)"
 done
 [[ $(nproc --all) -ge 2 ]] || die "needs 2 CPUs (server on $SERVER_CPU, load on $CLIENT_CPU)"
@@ -201,7 +204,7 @@ CA=$WORK/ca.pem CERT=$WORK/server.pem KEY=$WORK/server-key.pem
 mapfile -t PORTS < <($BENCH ports 5)
 LK_PORT=${PORTS[0]} LK_TLS=${PORTS[1]} RD_PORT=${PORTS[2]} RD_TLS=${PORTS[3]} CT_TLS=${PORTS[4]}
 PIN_SERVER=(taskset -c "$SERVER_CPU")
-PIN_CLIENT=(taskset -c "$CLIENT_CPU")
+PIN_CLIENT=(taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT")
 
 # note ARGS...: record a command (exactly as run, first repetition only) for
 # the report. cmdlog ARGS...: note it, then run it.
@@ -265,7 +268,13 @@ bench() {
 		-addr "$addr" -progress=false)
 	[[ $tls == 1 ]] && args+=(-tls -tls-ca "$CA" -tls-groups x25519)
 	log "rep $REP $scenario $label"
-	cmdlog "${PIN_CLIENT[@]}" "$BENCH" "$mode" "${args[@]}" "$@" || log "warning: $scenario $label failed (recorded)"
+	local rc=0
+	cmdlog "${PIN_CLIENT[@]}" "$BENCH" "$mode" "${args[@]}" "$@" || rc=$?
+	if [[ $rc == 124 ]]; then
+		printf '{"mode":"%s","label":"%s","scenario":"%s","rep":%d,"unavailable":"timed out after %ss"}\n' \
+			"$mode" "$label" "$scenario" "$REP" "$RUN_TIMEOUT" >>"$JSONL"
+	fi
+	[[ $rc == 0 ]] || log "warning: $scenario $label failed (exit $rc, recorded)"
 }
 
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
