@@ -7,8 +7,6 @@ import (
 	"crypto/hmac"
 	_ "crypto/sha256" // registers crypto.SHA256 for the TLS 1.3 suites
 	_ "crypto/sha512" // registers crypto.SHA384
-	"hash"
-	"sync"
 )
 
 // This file is the TLS 1.3 key schedule (RFC 8446, Section 7.1). Secrets are
@@ -43,9 +41,7 @@ func hkdfExpandLabel(h crypto.Hash, secret []byte, label string, context []byte,
 		var buf [2 + 1 + 255 + 1 + 64]byte
 		info = string(appendHkdfLabel(buf[:0], label, context, length))
 	}
-	d := lendDigests(h)
-	out, err := hkdf.Expand(d.newHash, secret, info, length)
-	d.giveBack()
+	out, err := hkdf.Expand(h.New, secret, info, length)
 	if err != nil {
 		// Only a length over 255 hash blocks fails; callers ask for keys,
 		// IVs and hash-length secrets.
@@ -105,57 +101,6 @@ func fixedInfo(h crypto.Hash, label string, context []byte, length int) (string,
 	return "", false
 }
 
-// digestLender lends hash states to crypto/hkdf and crypto/hmac, which ask
-// their hash constructor for three states per HKDF-Expand (one only to
-// learn the size) and two per HMAC, and drop them when they return. Lent
-// from a pool, the states are reused instead of allocated per derivation.
-//
-// A lender serves one derivation at a time: lendDigests takes it from a
-// sync.Pool and giveBack returns it. It hands out its states in turn, reset,
-// so that no state is given to two holders that are live at once as long as
-// one derivation holds at most len(states) states; HKDF-Expand holds three.
-type digestLender struct {
-	states  [4]hash.Hash
-	next    int
-	newHash func() hash.Hash // d.lend, bound once so passing it does not allocate
-	pool    *sync.Pool       // where giveBack puts d; nil: not pooled
-}
-
-// lend returns the next state, reset.
-func (d *digestLender) lend() hash.Hash {
-	s := d.states[d.next]
-	d.next = (d.next + 1) % len(d.states)
-	s.Reset()
-	return s
-}
-
-// giveBack returns d to its pool; d must not be used afterwards.
-func (d *digestLender) giveBack() {
-	if d.pool != nil {
-		d.pool.Put(d)
-	}
-}
-
-// lenders hold the digestLenders of the TLS 1.3 hashes.
-var lenders [crypto.SHA384 + 1]sync.Pool
-
-// lendDigests returns a lender of h states: pooled for SHA-256 and
-// SHA-384, otherwise one that calls h.New.
-func lendDigests(h crypto.Hash) *digestLender {
-	if h != crypto.SHA256 && h != crypto.SHA384 {
-		return &digestLender{newHash: h.New}
-	}
-	if d, ok := lenders[h].Get().(*digestLender); ok {
-		return d
-	}
-	d := &digestLender{pool: &lenders[h]}
-	for i := range d.states {
-		d.states[i] = h.New()
-	}
-	d.newHash = d.lend
-	return d
-}
-
 // deriveSecret is Derive-Secret(secret, label, transcriptHash) (RFC 8446,
 // Section 7.1), taking the transcript hash already computed.
 func deriveSecret(h crypto.Hash, secret []byte, label string, transcriptHash []byte) []byte {
@@ -205,9 +150,7 @@ func extract(h crypto.Hash, ikm, salt []byte) []byte {
 	if ikm == nil {
 		ikm = zeros[:h.Size()]
 	}
-	d := lendDigests(h)
-	prk, err := hkdf.Extract(d.newHash, ikm, salt)
-	d.giveBack()
+	prk, err := hkdf.Extract(h.New, ikm, salt)
 	if err != nil {
 		panic("tlsengine: internal error: " + err.Error())
 	}
@@ -324,11 +267,9 @@ func trafficKeys(h crypto.Hash, secret []byte, keyLen int) (key, iv []byte) {
 // key (RFC 8446, Sections 4.4.4 and 4.2.11.2).
 func finishedVerifyData(h crypto.Hash, baseKey, transcriptHash []byte) []byte {
 	finishedKey := hkdfExpandLabel(h, baseKey, labelFinished, nil, h.Size())
-	d := lendDigests(h)
-	mac := hmac.New(d.newHash, finishedKey)
+	mac := hmac.New(h.New, finishedKey)
 	mac.Write(transcriptHash)
 	sum := mac.Sum(nil)
-	d.giveBack()
 	clear(finishedKey)
 	return sum
 }
