@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,11 +37,18 @@ var testEngine string
 // in) until the test ends, and returns it with the error channel of Serve.
 func startServer(t testing.TB, opts Options) (*Server, <-chan error) {
 	t.Helper()
+	return startServerOnFreePorts(t, opts, false)
+}
+
+// startServerOnFreePorts is startServer that also picks the TLS port when
+// freeTLS is set. A port from freePort was free a moment ago only: any
+// connect on the machine may take it as its ephemeral port before Serve
+// binds it. When Serve fails with EADDRINUSE on a port picked here, the
+// server is started again on new ones, up to three times.
+func startServerOnFreePorts(t testing.TB, opts Options, freeTLS bool) (*Server, <-chan error) {
+	t.Helper()
 	if opts.Engine == "" {
 		opts.Engine = testEngine
-	}
-	if opts.Port == 0 {
-		opts.Port = freePort(t)
 	}
 	if opts.Loops == 0 {
 		opts.Loops = 2
@@ -48,24 +56,38 @@ func startServer(t testing.TB, opts Options) (*Server, <-chan error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	s := New(opts)
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve() }()
-	select {
-	case <-s.Ready():
-	case err := <-errc:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("server not ready after 5s")
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
+	freePlain := opts.Port == 0
+	for attempt := 1; ; attempt++ {
+		o := opts
+		if freePlain {
+			o.Port = freePort(t)
 		}
-	})
-	return s, errc
+		if freeTLS {
+			o.TLS.Port = freePort(t)
+		}
+		s := New(o)
+		errc := make(chan error, 1)
+		go func() { errc <- s.Serve() }()
+		select {
+		case <-s.Ready():
+		case err := <-errc:
+			if errors.Is(err, syscall.EADDRINUSE) && (freePlain || freeTLS) && attempt < 3 {
+				t.Logf("serve: %v; a picked port was taken before the bind, picking again", err)
+				continue
+			}
+			t.Fatalf("serve: %v", err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("server not ready after 5s")
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.Stop(ctx); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+		})
+		return s, errc
+	}
 }
 
 // rawConn is a test client speaking raw RESP.

@@ -128,13 +128,10 @@ func newRSAKey(t testing.TB) *rsa.PrivateKey {
 // certificate unless opts names files.
 func startTLSServer(t testing.TB, p *testPKI, opts Options) *Server {
 	t.Helper()
-	if opts.TLS.Port == 0 {
-		opts.TLS.Port = freePort(t)
-	}
 	if opts.TLS.CertFiles == nil && opts.TLS.Config == nil {
 		opts.TLS.CertFiles, opts.TLS.KeyFiles = []string{p.certFile}, []string{p.keyFile}
 	}
-	s, _ := startServer(t, opts)
+	s, _ := startServerOnFreePorts(t, opts, opts.TLS.Port == 0)
 	return s
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -21,6 +22,11 @@ import (
 //
 // A transport calls onData again only when new bytes arrive or after
 // transportConn.Wake. Only the transport_*.go files import their library.
+
+// tcpKeepAlive is the idle time before TCP keepalive probes start on each
+// accepted connection (Redis's tcp-keepalive default); both transports set
+// it per connection.
+const tcpKeepAlive = 300 * time.Second
 
 // connHandler is the contract's handler side, implemented by *handler
 // (conn.go). Every method runs on the loop that owns cs and ls, except

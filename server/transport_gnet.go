@@ -43,6 +43,13 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 	// no separate acceptor thread that hands each new connection over with
 	// an eventfd write and a wake-up. With more loops, reuse-port would bind
 	// a listener per loop, so the single acceptor stays.
+	//
+	// No gnet.WithTCPKeepAlive: OnOpen sets keepalive on each connection.
+	// gnet v2.9.7's initListener sets it on the listener after opening it
+	// and assigns that result over open's error, so a failed bind (port
+	// taken) came back as "setsockopt: bad file descriptor" from a
+	// setsockopt on the descriptor the failed open had just closed, or as
+	// no error at all if another goroutine reused that descriptor number.
 	return gnet.Rotate(t, addrs,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
@@ -50,7 +57,6 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 		gnet.WithTicker(true),
 		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
-		gnet.WithTCPKeepAlive(300*time.Second),
 		gnet.WithLogger(log.Sugar()),
 	)
 }
@@ -86,13 +92,17 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
 	return ls
 }
 
-// OnOpen admits the connection or writes the rejection and closes it.
+// OnOpen admits the connection or writes the rejection and closes it. An
+// admitted one gets TCP keepalive (idle 300 s, as Redis's tcp-keepalive
+// and the netpoll engine), set here on its loop before anything else can
+// close it; a failure only loses the probes, as in Redis.
 func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	ls := t.loopOf(c.EventLoop())
 	cs, reject := t.h.onOpen(gnetConn{c}, ls)
 	if reject != nil {
 		return reject, gnet.Close
 	}
+	_ = c.SetKeepAlivePeriod(tcpKeepAlive)
 	c.SetContext(cs)
 	return nil, gnet.None
 }

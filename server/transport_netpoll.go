@@ -199,7 +199,7 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 			netpoll.WithOnConnect(t.onConnect),
 			// netpoll's "idle timeout" is TCP keepalive; loopkv's timeout
 			// setting is applied by the handler's tick, as with gnet.
-			netpoll.WithIdleTimeout(300*time.Second),
+			netpoll.WithIdleTimeout(tcpKeepAlive),
 		)
 	}
 	t.mu.Lock()
