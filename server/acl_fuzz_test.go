@@ -46,13 +46,50 @@ func FuzzACLSetUser(f *testing.F) {
 				t.Fatalf("description %q of %q does not parse: %v", desc, s, err)
 			}
 			if got := q.describe(); got != desc {
-				t.Fatalf("rules %q: description %q rebuilds as %q", s, desc, got)
+				// Redis 7.0.15 lists "~0 %W~* %R~*" as "~0 ~*", which
+				// rebuilds as "~*": the * pattern absorbs the others
+				// (testdata/fuzz/FuzzACLSetUser/issue8-*). Accept a shorter
+				// description only if it grants the same keys and is itself
+				// a fixed point.
+				if !sameKeyAccess(p, q, rules) {
+					t.Fatalf("rules %q: description %q rebuilds as %q, with other key access", s, desc, got)
+				}
+				r, _, err := newUserPerm().setRules(strings.Fields(got))
+				if err != nil || r.describe() != got {
+					t.Fatalf("rules %q: description %q rebuilds as %q, which is not a fixed point", s, desc, got)
+				}
 			}
 			if !slices.Equal(p.cmds, q.cmds) || p.allowAll != q.allowAll {
 				t.Fatalf("rules %q: rebuilt command bits differ", s)
 			}
 		}
 	})
+}
+
+// sameKeyAccess reports whether p and q allow the same reads and the same
+// writes of a set of probe keys: fixed ones, and every rule's text with its
+// ~ and % prefixes stripped, so each pattern is tried on a key it matches.
+// Read-and-write access is not compared: like Redis, a key needing both
+// must match one pattern with both, and Redis describes "%R~* %W~*" as
+// "~*", which grants both at once. Nor is the empty key: Redis's pattern
+// "*" does not match it (stringmatchlen), while "~*" (allkeys) does, and
+// redis-server 7.0.15 shows the same: "~0 %W~* %R~*" cannot GET "" but
+// its description "~0 ~*" can.
+func sameKeyAccess(p, q *aclPerm, rules []string) bool {
+	probes := []string{"0", "a", "key:1", "*", "x\\y"}
+	for _, r := range rules {
+		if k := strings.TrimLeft(r, "%RWrw~"); k != "" {
+			probes = append(probes, k)
+		}
+	}
+	for _, k := range probes {
+		for _, need := range []uint8{aclRead, aclWrite} {
+			if p.keyAllowed([]byte(k), need) != q.keyAllowed([]byte(k), need) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // FuzzGlobMatch compares globMatch with refGlob, a direct recursive
