@@ -224,30 +224,33 @@ cmdlog() {
 
 # --- servers ---------------------------------------------------------------------
 LK_PID=0 RD_PID=0 CT_PID=0
+# launch NAME PORT TLS_PORT CMD...: runs CMD in the background, logging to
+# $WORK/NAME.log, and waits until both ports answer; LAUNCHED is its PID.
+launch() {
+	local name=$1 port=$2 tls=$3
+	shift 3
+	note "$@"
+	"$@" >>"$WORK/$name.log" 2>&1 &
+	LAUNCHED=$!
+	PIDS+=("$LAUNCHED")
+	$BENCH probe -addr "127.0.0.1:$port" -wait 10s >/dev/null &&
+		$BENCH probe -addr "127.0.0.1:$tls" -tls -tls-ca "$CA" -wait 5s >/dev/null ||
+		{ tail -5 "$WORK/$name.log" >&2; die "$name did not start"; }
+}
 start_loopkv() {
-	local cmd=("${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 --port "$LK_PORT" --tls-port "$LK_TLS" \
-		--tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ciphersuites "$SUITE" \
-		--tls-protocols TLSv1.3 --loops "$LOOPS" --maxclients 20000 --loglevel warning)
-	note "${cmd[@]}"
-	"${cmd[@]}" >>"$WORK/loopkv.log" 2>&1 &
-	LK_PID=$!
-	PIDS+=("$LK_PID")
-	$BENCH probe -addr "127.0.0.1:$LK_PORT" -wait 10s >/dev/null &&
-		$BENCH probe -addr "127.0.0.1:$LK_TLS" -tls -tls-ca "$CA" -wait 5s >/dev/null ||
-		{ tail -5 "$WORK/loopkv.log" >&2; die "loopkv did not start"; }
+	launch loopkv "$LK_PORT" "$LK_TLS" "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 \
+		--port "$LK_PORT" --tls-port "$LK_TLS" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
+		--tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --loops "$LOOPS" --maxclients 20000 \
+		--loglevel warning
+	LK_PID=$LAUNCHED
 }
 start_redis() {
-	local cmd=("${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$RD_PORT" --tls-port "$RD_TLS" \
-		--tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ca-cert-file "$CA" --tls-auth-clients no \
-		--tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --save '' --appendonly no \
-		--maxclients 20000 --loglevel warning --dir "$WORK")
-	note "${cmd[@]}"
-	"${cmd[@]}" >>"$WORK/redis.log" 2>&1 &
-	RD_PID=$!
-	PIDS+=("$RD_PID")
-	$BENCH probe -addr "127.0.0.1:$RD_PORT" -wait 10s >/dev/null &&
-		$BENCH probe -addr "127.0.0.1:$RD_TLS" -tls -tls-ca "$CA" -wait 5s >/dev/null ||
-		{ tail -5 "$WORK/redis.log" >&2; die "redis-server did not start"; }
+	launch redis "$RD_PORT" "$RD_TLS" "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 \
+		--port "$RD_PORT" --tls-port "$RD_TLS" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
+		--tls-ca-cert-file "$CA" --tls-auth-clients no --tls-ciphersuites "$SUITE" \
+		--tls-protocols TLSv1.3 --save '' --appendonly no --maxclients 20000 --loglevel warning \
+		--dir "$WORK"
+	RD_PID=$LAUNCHED
 }
 start_cryptotls() {
 	local cmd=("${PIN_SERVER[@]}" "$CRYPTOTLS_BIN" "127.0.0.1:$CT_TLS" "$CERT" "$KEY")
