@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -194,19 +195,44 @@ func TestShutdownDeliversInFlightRepliesAndStops(t *testing.T) {
 	}
 }
 
+// TestRunStopsGracefullyWhenContextEnds runs the package-level Run, which
+// tells nobody when it is ready: the test dials until the port answers
+// PING.
+// As in startServerOnFreePorts, when Run fails with EADDRINUSE on the port
+// picked here (taken between freePort and the bind) it runs again on a new
+// one, up to three times.
 func TestRunStopsGracefullyWhenContextEnds(t *testing.T) {
-	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{Port: port, Loops: 1, Logger: zap.NewNop()}) }()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	waitFor(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
+	var (
+		addr   string
+		cancel context.CancelFunc
+		done   chan error
+	)
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		d := make(chan error, 1)
+		go func() { d <- Run(ctx, Options{Port: port, Loops: 1, Logger: zap.NewNop()}) }()
+		done, addr = d, fmt.Sprintf("127.0.0.1:%d", port)
+		var runErr error
+		waitFor(t, func() bool {
+			select {
+			case err := <-d:
+				runErr = fmt.Errorf("returned before its context ended: %w", err)
+				return true
+			default:
+			}
+			return answersPing(addr)
+		}, "listener")
+		if runErr == nil {
+			break
 		}
-		return err == nil
-	}, "listener")
+		if !errors.Is(runErr, syscall.EADDRINUSE) || attempt == 3 {
+			t.Fatalf("Run: %v", runErr)
+		}
+		t.Logf("Run: %v; the picked port was taken before the bind, picking again", runErr)
+	}
 	rc := dialRaw(t, addr)
 	rc.do("PING")
 	cancel()

@@ -2,12 +2,15 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -206,26 +209,75 @@ func needTool(t testing.TB, name string) string {
 }
 
 // startRefRedis runs a reference redis-server with extra config arguments
-// until the test ends and returns its address.
+// until the test ends and returns its address. As in
+// startServerOnFreePorts, when redis-server exits because the port picked
+// here was taken before it bound it, it runs again on a new one, up to
+// three times.
 func startRefRedis(t testing.TB, extra ...string) string {
 	t.Helper()
 	bin := needTool(t, "redis-server")
-	port := freePort(t)
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", t.TempDir()}, extra...)
-	cmd := exec.Command(bin, args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "redis.log")
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+			"--appendonly", "no", "--dir", dir, "--logfile", logFile}, extra...)
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if refRedisUp(addr, exited) {
 			return addr
+		}
+		select {
+		case <-exited:
+		default:
+			t.Fatal("redis-server did not start")
+		}
+		log, _ := os.ReadFile(logFile)
+		if !bytes.Contains(log, []byte("Address already in use")) || attempt == 3 {
+			t.Fatalf("redis-server exited:\n%s", log)
+		}
+		t.Logf("redis-server on port %d: address in use; the picked port was taken before the bind, picking again", port)
+		_ = os.Remove(logFile)
+	}
+}
+
+// refRedisUp dials addr for up to two seconds, until it answers PING
+// (true) or the redis-server meant to listen there exits (false).
+func refRedisUp(addr string, exited <-chan struct{}) bool {
+	for i := 0; i < 100; i++ {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
+		if answersPing(addr) {
+			return true
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("redis-server did not start")
-	return ""
+	return false
+}
+
+// answersPing reports whether a server on addr answers an inline PING
+// within half a second, with +PONG or an error such as NOAUTH. A port that
+// accepts connections may be another socket's that took the port we
+// picked; one that answers like Redis is the server we started.
+func answersPing(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := io.WriteString(c, "PING\r\n"); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && (strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-"))
 }

@@ -21,8 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/loopkv/loopkv/store"
 )
 
@@ -900,12 +898,7 @@ func TestRESPOnTLSPortAndTLSOnPlaintextPort(t *testing.T) {
 // it.
 func TestStopIsBoundedByStuckClients(t *testing.T) {
 	st := store.New(store.Options{Databases: 16})
-	port := freePort(t)
-	s := New(Options{Port: port, Loops: 2, Engine: testEngine, Logger: zap.NewNop(), Store: st})
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve() }()
-	<-s.Ready()
-	t.Cleanup(func() { _ = s.Stop(context.Background()) })
+	s, errc := startServer(t, Options{Store: st})
 	v := newVictim(t, s.Addr(), 200)
 	v.rc.do("SET", "big", strings.Repeat("b", 1<<20))
 	hog := dialRaw(t, s.Addr())

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -78,31 +79,14 @@ func TestConfigFileRejectsUnknownDirective(t *testing.T) {
 
 func TestDaemonExitsCleanlyOnSIGTERMAndShutdown(t *testing.T) {
 	for _, how := range []string{"SHUTDOWN", "SIGTERM"} {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		tl, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tlsPort := tl.Addr().(*net.TCPAddr).Port
-		tl.Close()
 		dev := t.TempDir()
-		done := make(chan error, 1)
-		go func() {
-			done <- run([]string{"--port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning",
-				"--dev-tls-dir", dev, "--tls-port", fmt.Sprint(tlsPort)})
-		}()
-		var c net.Conn
-		for i := 0; i < 200 && c == nil; i++ {
-			c, _ = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			time.Sleep(10 * time.Millisecond)
-		}
-		if c == nil {
-			t.Fatal("daemon did not listen")
+		ports, done := runOnFreePorts(t, 2, func(p []int) []string {
+			return []string{"--port", fmt.Sprint(p[0]), "--loops", "1", "--loglevel", "warning",
+				"--dev-tls-dir", dev, "--tls-port", fmt.Sprint(p[1])}
+		}, func(p []int) bool { return answersPing(fmt.Sprintf("127.0.0.1:%d", p[0])) }, "daemon did not listen")
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ports[0]))
+		if err != nil {
+			t.Fatal(err)
 		}
 		r := bufio.NewReader(c)
 		fmt.Fprint(c, "PING\r\n")
@@ -170,32 +154,22 @@ func TestTLSCertificatePairsRepeatInFileAndFlags(t *testing.T) {
 // --dev-tls-dir, verifies the server with the generated CA, and stops it
 // with SHUTDOWN over TLS.
 func TestDevTLSServesWithGeneratedCertificate(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	dev := t.TempDir()
-	done := make(chan error, 1)
-	go func() {
-		done <- run([]string{"--port", "0", "--tls-port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning",
-			"--dev-tls-dir", dev})
-	}()
 	var c *tls.Conn
-	for i := 0; i < 200 && c == nil; i++ {
-		time.Sleep(10 * time.Millisecond)
+	_, done := runOnFreePorts(t, 1, func(p []int) []string {
+		return []string{"--port", "0", "--tls-port", fmt.Sprint(p[0]), "--loops", "1", "--loglevel", "warning",
+			"--dev-tls-dir", dev}
+	}, func(p []int) bool {
 		ca, err := os.ReadFile(filepath.Join(dev, "ca.crt"))
 		if err != nil {
-			continue
+			return false
 		}
 		pool := x509.NewCertPool()
 		pool.AppendCertsFromPEM(ca)
-		c, _ = tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{RootCAs: pool, ServerName: "localhost"})
-	}
-	if c == nil {
-		t.Fatal("daemon did not serve TLS with its development certificate")
-	}
+		c, _ = tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", fmt.Sprintf("127.0.0.1:%d", p[0]),
+			&tls.Config{RootCAs: pool, ServerName: "localhost"})
+		return c != nil
+	}, "daemon did not serve TLS with its development certificate")
 	defer c.Close()
 	r := bufio.NewReader(c)
 	fmt.Fprint(c, "PING\r\n")
@@ -217,12 +191,6 @@ func TestDevTLSServesWithGeneratedCertificate(t *testing.T) {
 // running daemon, sends SIGHUP, and expects new connections to get the new
 // certificate.
 func TestSIGHUPReloadsTheCertificate(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	first, err := ensureDevTLS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -231,13 +199,10 @@ func TestSIGHUPReloadsTheCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- run([]string{"--port", "0", "--tls-port", fmt.Sprint(port), "--loops", "1", "--loglevel", "warning",
-			"--tls-cert-file", first.Cert, "--tls-key-file", first.Key})
-	}()
+	var port int
 	serial := func() (string, *tls.Conn) {
-		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true})
+		c, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", fmt.Sprintf("127.0.0.1:%d", port),
+			&tls.Config{InsecureSkipVerify: true})
 		if err != nil {
 			return "", nil
 		}
@@ -245,13 +210,14 @@ func TestSIGHUPReloadsTheCertificate(t *testing.T) {
 	}
 	var before string
 	var c *tls.Conn
-	for i := 0; i < 200 && c == nil; i++ {
-		time.Sleep(10 * time.Millisecond)
+	_, done := runOnFreePorts(t, 1, func(p []int) []string {
+		return []string{"--port", "0", "--tls-port", fmt.Sprint(p[0]), "--loops", "1", "--loglevel", "warning",
+			"--tls-cert-file", first.Cert, "--tls-key-file", first.Key}
+	}, func(p []int) bool {
+		port = p[0]
 		before, c = serial()
-	}
-	if c == nil {
-		t.Fatal("daemon did not serve TLS")
-	}
+		return c != nil
+	}, "daemon did not serve TLS")
 	for _, f := range [][2]string{{second.Cert, first.Cert}, {second.Key, first.Key}} {
 		b, err := os.ReadFile(f[0])
 		if err != nil {
@@ -288,4 +254,83 @@ func TestSIGHUPReloadsTheCertificate(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon did not stop")
 	}
+}
+
+// freePort returns a port that was free a moment ago on 127.0.0.1.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// runOnFreePorts runs the daemon with the arguments args gives for n ports
+// picked here, and waits up to two seconds for up to report that it serves
+// on them (else it fails the test with notUp). A picked port was free a
+// moment ago only: any connect on the machine may take it as its ephemeral
+// port before the daemon binds it. When run fails with EADDRINUSE, the
+// daemon is run again on new ports, up to three times. It returns the
+// ports and the channel that receives run's result.
+func runOnFreePorts(t *testing.T, n int, args func(ports []int) []string, up func(ports []int) bool, notUp string) ([]int, <-chan error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		ports := make([]int, n)
+		for i := range ports {
+			ports[i] = freePort(t)
+		}
+		done := make(chan error, 1)
+		go func() { done <- run(args(ports)) }()
+		served, err := waitServing(done, ports, up)
+		if served {
+			return ports, done
+		}
+		if err == nil {
+			t.Fatal(notUp)
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || attempt == 3 {
+			t.Fatalf("run returned %v before it served", err)
+		}
+		t.Logf("run: %v; a picked port was taken before the bind, picking again", err)
+	}
+}
+
+// waitServing polls up every 10 ms for two seconds. It returns true once
+// up does, or false with what run returned if it returns first; false and
+// nil when neither happened in time.
+func waitServing(done <-chan error, ports []int, up func(ports []int) bool) (bool, error) {
+	for i := 0; i < 200; i++ {
+		select {
+		case err := <-done:
+			if err == nil {
+				err = errors.New("nil")
+			}
+			return false, err
+		default:
+		}
+		if up(ports) {
+			return true, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false, nil
+}
+
+// answersPing reports whether a server on addr answers an inline PING
+// within half a second. A port that accepts connections may be another
+// socket's that took the port we picked; one that answers is the daemon.
+func answersPing(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := fmt.Fprint(c, "PING\r\n"); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && strings.HasPrefix(line, "+")
 }
