@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -176,15 +177,7 @@ func TestDevTLSServesWithGeneratedCertificate(t *testing.T) {
 	if line, _ := r.ReadString('\n'); line != "+PONG\r\n" {
 		t.Fatalf("PING over TLS: %q", line)
 	}
-	fmt.Fprint(c, "SHUTDOWN\r\n")
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not stop")
-	}
+	shutdownAndWait(t, c, done)
 }
 
 // TestSIGHUPReloadsTheCertificate rewrites the certificate files under a
@@ -245,6 +238,13 @@ func TestSIGHUPReloadsTheCertificate(t *testing.T) {
 	if line, _ := r.ReadString('\n'); line != "+PONG\r\n" {
 		t.Errorf("PING on the old connection: %q", line)
 	}
+	shutdownAndWait(t, c, done)
+}
+
+// shutdownAndWait sends SHUTDOWN on c and waits for the daemon's run to
+// return nil.
+func shutdownAndWait(t *testing.T, c io.Writer, done <-chan error) {
+	t.Helper()
 	fmt.Fprint(c, "SHUTDOWN\r\n")
 	select {
 	case err := <-done:
