@@ -311,12 +311,10 @@ func (g gatedSigner) Sign(r io.Reader, digest []byte, opts crypto.SignerOpts) ([
 	return g.PrivateKey.Sign(r, digest, opts)
 }
 
-// TestTLSFullWorkerQueueRefusesHandshakes holds the only worker on a
-// signature, fills the one-slot queue, and expects the next handshake to
-// be refused with internal_error while the held ones finish once the
-// worker is freed.
-func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
-	p := newTestPKI(t)
+// gatedConfig returns a TLS config whose RSA certificate signs on the
+// worker pool (AsyncSign) with a signer that waits for gate to close.
+func gatedConfig(t *testing.T, p *testPKI, gate chan struct{}) *tlsengine.Config {
+	t.Helper()
 	rk := newRSAKey(t)
 	certFile, _ := p.issue(t, "gated", "localhost", rk)
 	raw, err := os.ReadFile(certFile)
@@ -324,13 +322,22 @@ func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := pem.Decode(raw)
-	gate := make(chan struct{})
 	cert, err := tlsengine.NewCertificate([][]byte{b.Bytes}, gatedSigner{rk, gate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &tlsengine.Config{Certificates: []*tlsengine.Certificate{cert},
+	return &tlsengine.Config{Certificates: []*tlsengine.Certificate{cert},
 		AsyncSign: func(tlsengine.SignatureScheme) bool { return true }}
+}
+
+// TestTLSFullWorkerQueueRefusesHandshakes holds the only worker on a
+// signature, fills the one-slot queue, and expects the next handshake to
+// be refused with internal_error while the held ones finish once the
+// worker is freed.
+func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
+	p := newTestPKI(t)
+	gate := make(chan struct{})
+	cfg := gatedConfig(t, p, gate)
 	s := startTLSServer(t, p, Options{TLS: TLSOptions{Config: cfg, Workers: 1, WorkerQueue: 1}})
 	held := make(chan error, 2)
 	for range 2 {
@@ -349,7 +356,7 @@ func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
 	if d := s.tls.queueDepth(); d != 2 {
 		t.Fatalf("tls_worker_queue_depth = %d, want 2 (one running, one queued)", d)
 	}
-	_, err = tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
+	_, err := tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
 	if err == nil || !strings.Contains(err.Error(), "internal error") {
 		t.Errorf("third handshake: %v, want internal_error", err)
 	}
@@ -384,21 +391,9 @@ func TestTLSMaxClientsRefusesWithAnAlert(t *testing.T) {
 // and floods the connection: it is closed once 1 MiB waits unread.
 func TestTLSInputWhileHandshakeWaitsIsBounded(t *testing.T) {
 	p := newTestPKI(t)
-	rk := newRSAKey(t)
-	certFile, _ := p.issue(t, "gated", "localhost", rk)
-	raw, err := os.ReadFile(certFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := pem.Decode(raw)
 	gate := make(chan struct{})
 	defer close(gate)
-	cert, err := tlsengine.NewCertificate([][]byte{b.Bytes}, gatedSigner{rk, gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &tlsengine.Config{Certificates: []*tlsengine.Certificate{cert},
-		AsyncSign: func(tlsengine.SignatureScheme) bool { return true }}
+	cfg := gatedConfig(t, p, gate)
 	s := startTLSServer(t, p, Options{TLS: TLSOptions{Config: cfg, Workers: 1}})
 	c, err := net.Dial("tcp", s.TLSAddr())
 	if err != nil {
