@@ -13,7 +13,7 @@ TAGS      ?= poll_opt
 # for that one gnet package only.
 RACEFLAGS ?= -race -gcflags='github.com/panjf2000/gnet/v2/pkg/netpoll=-d=checkptr=0'
 
-.PHONY: run build test deps bench fuzz compare vet clean
+.PHONY: run build test deps bench fuzz compare vet cross clean
 
 build:
 	$(GO) build -tags '$(TAGS)' -o bin/loopkv ./cmd/loopkv
@@ -37,7 +37,17 @@ vet:
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags '$(TAGS)' $(PKGS)
 
-test: deps vet
+# The kqueue ports: vet type-checks every package and test for darwin and
+# FreeBSD on amd64 and arm64, which is the cross-compile without linking
+# twice, so a Linux-only call cannot slip in.
+CROSS     ?= darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
+cross:
+	@set -e; for t in $(CROSS); do \
+		echo "vet $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet -tags '$(TAGS)' $(PKGS); \
+	done
+
+test: deps vet cross
 	$(GO) test -tags '$(TAGS)' $(RACEFLAGS) -count=1 -timeout 9m $(PKGS)
 
 bench: deps

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // infoSections are INFO's sections in Redis's order; all of them are in
@@ -236,23 +238,15 @@ func bytesToHuman(n int64) string {
 	return ""
 }
 
+// osName is INFO's os field, "Linux 6.1.0-18-amd64 x86_64" as Redis prints
+// uname's sysname, release and machine; unix.Uname serves every unix GOOS.
 func osName() string {
-	var u syscall.Utsname
-	if err := syscall.Uname(&u); err != nil {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
 		return runtime.GOOS
 	}
-	return utsString(u.Sysname[:]) + " " + utsString(u.Release[:]) + " " + utsString(u.Machine[:])
-}
-
-func utsString(f []int8) string {
-	b := make([]byte, 0, len(f))
-	for _, c := range f {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return string(b)
+	return unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:]) + " " +
+		unix.ByteSliceToString(u.Machine[:])
 }
 
 func pid() int { return os.Getpid() }

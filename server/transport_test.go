@@ -94,7 +94,7 @@ func TestAcceptedConnectionsHaveTCPKeepAlive(t *testing.T) {
 		if err != nil || on != 1 {
 			t.Errorf("fd %d: SO_KEEPALIVE = %d, %v; want 1", fd, on, err)
 		}
-		idle, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE)
+		idle, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, tcpKeepIdle)
 		if err != nil || idle != int(tcpKeepAlive/time.Second) {
 			t.Errorf("fd %d: TCP_KEEPIDLE = %d, %v; want %d", fd, idle, err, int(tcpKeepAlive/time.Second))
 		}

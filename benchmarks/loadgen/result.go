@@ -117,35 +117,6 @@ func NewMeta(commit string) Meta {
 	}
 }
 
-// machineCPUs counts the processors in /proc/cpuinfo, whatever this
-// process's affinity.
-func machineCPUs() int {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, _, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "processor" {
-			n++
-		}
-	}
-	return n
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
 // perOp returns cpu/n in microseconds, or -1 when cpu is unknown or n is 0.
 func perOp(cpu time.Duration, n int64) float64 {
 	if cpu < 0 || n <= 0 {
