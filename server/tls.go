@@ -56,8 +56,9 @@ type TLSOptions struct {
 	// by colons; "" or "DEFAULT" means all six ECDHE AEAD suites.
 	Ciphers string
 	// Groups is tls-groups: key exchange groups (X25519MLKEM768, X25519,
-	// P-256, P-384; OpenSSL aliases accepted) separated by colons; ""
-	// means all, in that order.
+	// P-256, P-384, P-521; OpenSSL aliases accepted) separated by colons;
+	// "" means all, in that order. x448 and the FFDHE groups are not
+	// supported.
 	Groups string
 	// SessionCaching is tls-session-caching: "yes" (default) issues
 	// stateless session tickets; "no" issues none.

@@ -45,6 +45,7 @@ var opensslCases = []struct{ args []string }{
 	{[]string{"-tls1_3", "-groups", "X25519"}},
 	{[]string{"-tls1_3", "-groups", "P-256"}},
 	{[]string{"-tls1_3", "-groups", "P-384"}},
+	{[]string{"-tls1_3", "-groups", "P-521"}},
 	{[]string{"-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256"}},
 	{[]string{"-tls1_3", "-ciphersuites", "TLS_AES_256_GCM_SHA384"}},
 	{[]string{"-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256"}},

@@ -260,6 +260,8 @@ func parseTLSGroups(s string) ([]tlsengine.CurveID, error) {
 			id = tlsengine.CurveP256
 		case "p-384", "secp384r1":
 			id = tlsengine.CurveP384
+		case "p-521", "secp521r1":
+			id = tlsengine.CurveP521
 		default:
 			return nil, fmt.Errorf("server: tls-groups: unsupported group %q", f)
 		}

@@ -482,7 +482,7 @@ func TestTLSConfigGetReportsSettings(t *testing.T) {
 		}
 	}
 	for _, bad := range [][2]string{{"tls-auth-clients", "maybe"}, {"tls-protocols", "SSLv3"},
-		{"tls-groups", "P-521"}, {"tls-ciphersuites", "TLS_AES_128_CCM_SHA256"}, {"tls-port", "1"}} {
+		{"tls-groups", "X448"}, {"tls-groups", "ffdhe2048"}, {"tls-ciphersuites", "TLS_AES_128_CCM_SHA256"}, {"tls-port", "1"}} {
 		if got := rc.do("CONFIG", "SET", bad[0], bad[1]); !strings.HasPrefix(got, "-ERR") {
 			t.Errorf("CONFIG SET %s %s = %q, want an error", bad[0], bad[1], got)
 		}
@@ -612,5 +612,26 @@ func TestTLS12LargeValuesRoundTrip(t *testing.T) {
 			t.Errorf("suite %x: GET returned %d bytes, %v", suite, len(v), err)
 		}
 		rdb.Close()
+	}
+}
+
+// TestTLSGroupsP521 checks that tls-groups takes P-521 (secp521r1) for
+// TLS 1.3 and 1.2, and that a group left out of it is refused.
+func TestTLSGroupsP521(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{TLS: TLSOptions{Groups: "secp521r1"}})
+	for _, v := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		cfg := p.clientConfig()
+		cfg.MinVersion, cfg.MaxVersion = v, v
+		cfg.CurvePreferences = []tls.CurveID{tls.CurveP521}
+		c := dialTLS(t, s.TLSAddr(), cfg)
+		if got := tlsDo(t, c, bufio.NewReader(c), "PING"); got != "+PONG\r\n" || c.ConnectionState().CurveID != tls.CurveP521 {
+			t.Errorf("version %x: PING = %q, curve %v", v, got, c.ConnectionState().CurveID)
+		}
+		cfg.CurvePreferences = []tls.CurveID{tls.X25519, tls.CurveP256}
+		if c, err := tls.Dial("tcp", s.TLSAddr(), cfg); err == nil {
+			c.Close()
+			t.Errorf("version %x: a client without P-521 got through", v)
+		}
 	}
 }

@@ -527,8 +527,9 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 	}
 	typ := rec[0]
 	body := rec[recordHeaderLen:]
-	// RFC 8446, Section 5.1: nothing may interleave with a fragmented handshake message.
-	if typ != recordTypeHandshake && typ != recordTypeApplicationData && e.hs != nil && len(e.hs.buf) > 0 {
+	// RFC 8446, Section 5.1: nothing may interleave with a fragmented
+	// handshake message; a protected record is judged by its inner type.
+	if typ != recordTypeHandshake && (typ != recordTypeApplicationData || !e.in.keyed) && e.partialHandshake() {
 		return nil, errBadRecordType
 	}
 	// RFC 8446, Section 5: CCS and (before keys) alerts and handshakes are plaintext.
@@ -570,6 +571,9 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 	if len(pt) > e.recvLimit {
 		return nil, errRecordOverflow
 	}
+	if ityp != recordTypeHandshake && e.partialHandshake() {
+		return nil, errBadRecordType // RFC 8446, Section 5.1, as above
+	}
 	switch ityp {
 	case recordTypeApplicationData:
 		if !e.done {
@@ -594,6 +598,13 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 	return nil, errBadRecordType
 }
 
+// partialHandshake reports whether part of a handshake message (during the
+// handshake, or a KeyUpdate after it) is buffered: until it completes, only
+// handshake records may arrive (RFC 8446, Section 5.1).
+func (e *Engine) partialHandshake() bool {
+	return e.kuLen > 0 || e.hs != nil && len(e.hs.buf) > 0
+}
+
 // uselessRecord counts a record that carried nothing (RFC 8446 leaves the
 // bound to implementations; we allow maxUselessRecords in a row).
 func (e *Engine) uselessRecord() error {
@@ -605,19 +616,25 @@ func (e *Engine) uselessRecord() error {
 }
 
 // readChangeCipherSpec drops the one-byte middlebox-compatibility CCS
-// between ClientHello and the client Finished (RFC 8446, Section 5).
+// between ClientHello and the client Finished (RFC 8446, Section 5), once:
+// a second one, or a record of two, is unexpected_message (the
+// CVE-2020-25648 class).
 func (e *Engine) readChangeCipherSpec(body []byte) error {
-	if len(body) != 1 || body[0] != 1 || e.done || e.hs == nil || !e.hs.sawCH {
-		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
+	hs := e.hs
+	if len(body) != 1 || body[0] != 1 || e.done || hs == nil || !hs.sawCH || hs.ccsRead {
+		return errUnexpectedMessage
 	}
+	hs.ccsRead = true
 	return e.uselessRecord()
 }
 
 // readAlert handles an alert (RFC 8446, Section 6): close_notify closes the
-// read side; user_canceled is ignored; everything else is fatal.
+// read side; user_canceled is ignored; everything else is fatal. A record
+// carries exactly one alert (Section 5.1: alerts are never fragmented or
+// coalesced); an empty or longer one is unexpected_message.
 func (e *Engine) readAlert(body []byte) error {
 	if len(body) != 2 {
-		return alertErr(AlertDecodeError, ErrDecode)
+		return errUnexpectedMessage
 	}
 	a := Alert(body[1])
 	switch a {

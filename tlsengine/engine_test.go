@@ -264,7 +264,8 @@ var badShareTests = []struct {
 	{CurveP256, make([]byte, 65)}, // not on the curve
 	{CurveP384, []byte{4}},
 	{X25519MLKEM768, make([]byte, 1184)},
-	{CurveID(0x0019), make([]byte, 133)},
+	{CurveP521, make([]byte, 133)},      // not on the curve
+	{CurveID(0x001e), make([]byte, 56)}, // x448: unsupported
 }
 
 func TestServerKeyShareRejectsBadShares(t *testing.T) {

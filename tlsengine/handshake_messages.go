@@ -373,8 +373,9 @@ type clientHelloMsg struct {
 // or carry an invalid HostName (RFC 6066, Section 3: non-empty, no trailing
 // dot); empty ALPN lists or names (RFC 7301, Section 3.1); empty
 // supported_groups, signature_algorithms(_cert), supported_versions or
-// psk_key_exchange_modes; key shares with empty key_exchange or a group
-// offered twice (RFC 8446, Section 4.2.8); pre_shared_key with no
+// psk_key_exchange_modes; key shares for a group offered twice (RFC 8446,
+// Section 4.2.8; a key_exchange of the wrong length for its group, empty
+// included, is the engine's illegal_parameter); pre_shared_key with no
 // identities, a binder count that differs from the identity count, or a
 // binder under 32 bytes; a record_size_limit under 64 (RFC 8449, Section 4);
 // a non-empty early_data or extended_master_secret body.
@@ -508,7 +509,7 @@ func (m *clientHelloMsg) readKeyShares(ext *cryptobyte.String) bool {
 	for !list.Empty() {
 		var ks keyShare
 		var kx cryptobyte.String
-		if !list.ReadUint16(&ks.group) || !list.ReadUint16LengthPrefixed(&kx) || kx.Empty() {
+		if !list.ReadUint16(&ks.group) || !list.ReadUint16LengthPrefixed(&kx) {
 			return false
 		}
 		for _, prev := range m.keyShares {

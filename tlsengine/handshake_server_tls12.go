@@ -166,7 +166,7 @@ func (e *Engine) readClientHello12(ch *clientHelloMsg, msg []byte, retried bool)
 	hs.v12 = new(handshake12)
 	e.state.Version = VersionTLS12
 	if !slices.Contains(ch.compressionMethods, 0) {
-		return nil, errHandshakeFailure
+		return nil, errIllegalParameter // RFC 5246, Section 7.4.1.2: null must be offered
 	}
 	// RFC 7507: a fallback retry while we support a higher version.
 	if slices.Contains(ch.cipherSuites, scsvFallback) && e.cfg.maxVersion() > VersionTLS12 {
@@ -399,7 +399,7 @@ func (e *Engine) readChangeCipherSpec12(body []byte) error {
 		return alertErr(AlertUnexpectedMessage, ErrUnexpectedMessage)
 	}
 	if len(body) != 1 || body[0] != 1 {
-		return errDecode
+		return errUnexpectedMessage // RFC 5246, Section 7.1: one byte, 1
 	}
 	key, iv := e.keys12(true)
 	err := e.in.setKeys12(hs.v12.suite, key, iv)

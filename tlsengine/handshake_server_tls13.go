@@ -99,6 +99,7 @@ const maxTicketAgeSkew = 10 * time.Second
 type serverHandshake struct {
 	state     state
 	sawCH     bool
+	ccsRead   bool   // the one compatibility change_cipher_spec was dropped
 	buf       []byte // reassembled handshake bytes not yet processed
 	out       []byte // pending records
 	earlySkip int    // bytes of refused early data we may still skip
@@ -215,6 +216,11 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 	ch := new(clientHelloMsg)
 	if !ch.unmarshal(msg) {
 		return nil, clientHelloDecodeAlert(msg)
+	}
+	// RFC 8446, Section 4.1.2 and Appendix D: legacy_version is 0x0303
+	// whatever supported_versions says; below it is an older client.
+	if ch.vers < VersionTLS12 {
+		return nil, alertErr(AlertProtocolVersion, ErrProtocolVersion)
 	}
 	vers, err := negotiateVersion(e.cfg, ch)
 	if err != nil {
@@ -347,7 +353,7 @@ func (hs *serverHandshake) checkSecondClientHello(ch *clientHelloMsg) error {
 // with a HelloRetryRequest). RFC 8446, Section 4.2.8.
 func (e *Engine) selectGroup(ch *clientHelloMsg) (CurveID, []byte, error) {
 	for _, ks := range ch.keyShares {
-		if !slices.Contains(ch.supportedGroups, ks.group) {
+		if !slices.Contains(ch.supportedGroups, ks.group) || !validShareShape(CurveID(ks.group), ks.data) {
 			return 0, nil, errIllegalParameter
 		}
 	}

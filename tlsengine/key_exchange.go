@@ -14,11 +14,13 @@ const (
 	X25519         CurveID = 0x001d
 	CurveP256      CurveID = 0x0017
 	CurveP384      CurveID = 0x0018
+	CurveP521      CurveID = 0x0019
 	X25519MLKEM768 CurveID = 0x11ec // draft-ietf-tls-ecdhe-mlkem
 )
 
-// defaultCurvePreferences is the server preference order.
-var defaultCurvePreferences = []CurveID{X25519MLKEM768, X25519, CurveP256, CurveP384}
+// defaultCurvePreferences is the server preference order. x448 and the
+// FFDHE groups (RFC 7919) are not supported, as in crypto/tls.
+var defaultCurvePreferences = []CurveID{X25519MLKEM768, X25519, CurveP256, CurveP384, CurveP521}
 
 const (
 	x25519ShareLen    = 32
@@ -28,7 +30,7 @@ const (
 
 func isSupportedCurve(c CurveID) bool {
 	switch c {
-	case X25519, CurveP256, CurveP384, X25519MLKEM768:
+	case X25519, CurveP256, CurveP384, CurveP521, X25519MLKEM768:
 		return true
 	}
 	return false
@@ -42,8 +44,34 @@ func ecdhCurve(c CurveID) ecdh.Curve {
 		return ecdh.P256()
 	case CurveP384:
 		return ecdh.P384()
+	case CurveP521:
+		return ecdh.P521()
 	}
 	return nil
+}
+
+// validShareShape reports whether data has the length a key share of the
+// supported group g must have, and for the NIST curves the uncompressed
+// point form (RFC 8446, Section 4.2.8.2): X25519 32 bytes, P-256 65,
+// P-384 97, P-521 133, X25519MLKEM768 1216. Whether the point is on the
+// curve is left to crypto/ecdh when the share is used.
+func validShareShape(g CurveID, data []byte) bool {
+	var n int
+	switch g {
+	case X25519:
+		return len(data) == x25519ShareLen
+	case X25519MLKEM768:
+		return len(data) == mlkemEncapKeyLen+x25519ShareLen
+	case CurveP256:
+		n = 32
+	case CurveP384:
+		n = 48
+	case CurveP521:
+		n = 66
+	default:
+		return true // not ours: never used
+	}
+	return len(data) == 1+2*n && data[0] == 4
 }
 
 // serverKeyShare runs the server side of group g against the client's key

@@ -69,7 +69,7 @@ var chEdits = []struct {
 	{"no-signature-algorithms", func(m *clientHelloMsg) { m.signatureAlgorithms = nil }, AlertMissingExtension},
 	{"share-not-in-groups", func(m *clientHelloMsg) { m.supportedGroups = []uint16{uint16(CurveP256)} }, AlertIllegalParameter},
 	{"no-common-group", func(m *clientHelloMsg) {
-		m.supportedGroups, m.keyShares = []uint16{0x0019}, []keyShare{{0x0019, make([]byte, 133)}}
+		m.supportedGroups, m.keyShares = []uint16{0x001e}, []keyShare{{0x001e, make([]byte, 56)}} // x448
 	}, AlertHandshakeFailure},
 	{"bad-x25519-share", func(m *clientHelloMsg) { m.keyShares[0].data = m.keyShares[0].data[:31] }, AlertIllegalParameter},
 	{"no-common-signature", func(m *clientHelloMsg) { m.signatureAlgorithms = []uint16{0x0201} }, AlertHandshakeFailure},
@@ -210,7 +210,7 @@ var postHandshakeFailures = []struct {
 	}, AlertUnexpectedMessage},
 	{"two-alerts-in-one-record", func(t testing.TB, p *direction) []byte {
 		return peerRecord(t, p, recordTypeAlert, []byte{1, 90, 1, 90})
-	}, AlertDecodeError},
+	}, AlertUnexpectedMessage},
 	{"data-after-keyupdate-in-record", func(t testing.TB, p *direction) []byte {
 		return peerRecord(t, p, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 1, 0, typeKeyUpdate, 0, 0, 1, 0})
 	}, AlertUnexpectedMessage},

@@ -167,6 +167,11 @@ func (d *direction) openInPlace(rec []byte) (uint8, []byte, error) {
 		return 0, nil, errBadRecordMAC
 	}
 	d.seq++
+	// RFC 8446, Section 5.2: the inner plaintext (content, type and
+	// padding) is at most 2^14+1 bytes, checked before the padding goes.
+	if len(pt) > maxPlaintext+1 {
+		return 0, nil, errRecordOverflow
+	}
 	// RFC 8446, Section 5.4: strip zero padding; the last non-zero byte is the type.
 	i := len(pt) - 1
 	for i >= 0 && pt[i] == 0 {
@@ -174,9 +179,6 @@ func (d *direction) openInPlace(rec []byte) (uint8, []byte, error) {
 	}
 	if i < 0 {
 		return 0, nil, errNoContentType
-	}
-	if i > maxPlaintext {
-		return 0, nil, errRecordOverflow
 	}
 	return pt[i], pt[:i], nil
 }

@@ -42,12 +42,14 @@ var chEdits12 = []struct {
 	{"fallback-scsv", func(m *clientHelloMsg) { m.cipherSuites = append(m.cipherSuites, scsvFallback) },
 		AlertInappropriateFallback, ErrProtocolVersion},
 	{"no-null-compression", func(m *clientHelloMsg) { m.compressionMethods = []uint8{1} },
-		AlertHandshakeFailure, ErrHandshakeFailure},
+		AlertIllegalParameter, ErrIllegalParameter},
+	{"no-null-compression-of-three", func(m *clientHelloMsg) { m.compressionMethods = []uint8{1, 64, 2} },
+		AlertIllegalParameter, ErrIllegalParameter},
 	{"no-signature-algorithms", func(m *clientHelloMsg) { m.signatureAlgorithms = nil },
 		AlertHandshakeFailure, ErrHandshakeFailure},
 	{"only-sha1-signatures", func(m *clientHelloMsg) { m.signatureAlgorithms = []uint16{0x0201, 0x0203} },
 		AlertHandshakeFailure, ErrHandshakeFailure},
-	{"no-common-group", func(m *clientHelloMsg) { m.supportedGroups = []uint16{0x0019, 0x001e} }, // P-521, X448
+	{"no-common-group", func(m *clientHelloMsg) { m.supportedGroups = []uint16{0x001e, 0x0100} }, // x448, ffdhe2048
 		AlertHandshakeFailure, ErrHandshakeFailure},
 	{"compressed-points-only", func(m *clientHelloMsg) { m.supportedPoints = []uint8{1, 2} },
 		AlertIllegalParameter, ErrIllegalParameter},
@@ -268,7 +270,9 @@ var outOfOrderTests12 = []struct {
 }{
 	{"finished-before-change-cipher-spec", expectChangeCipherSpec12{}, handshakeRecord((&finishedMsg{verifyData: make([]byte, 12)}).appendTo(nil)), AlertUnexpectedMessage},
 	{"change-cipher-spec-before-key-exchange", expectClientKeyExchange12{}, []byte{20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
-	{"bad-change-cipher-spec", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 1, 2}, AlertDecodeError},
+	{"bad-change-cipher-spec", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 1, 2}, AlertUnexpectedMessage},
+	{"two-change-cipher-specs-in-one-record", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 2, 1, 1}, AlertUnexpectedMessage},
+	{"empty-change-cipher-spec", expectChangeCipherSpec12{}, []byte{20, 3, 3, 0, 0}, AlertUnexpectedMessage},
 	{"application-data-before-finished", expectFinished12{}, []byte{23, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
 	{"certificate-verify-without-certificate", expectClientKeyExchange12{}, handshakeRecord([]byte{15, 0, 0, 4, 4, 3, 0, 0}), AlertUnexpectedMessage},
 }
@@ -318,7 +322,9 @@ func TestTLS12AfterHelloRetryRequestIsIllegal(t *testing.T) {
 		c.MinVersion, c.CurvePreferences = tls.VersionTLS12, []tls.CurveID{tls.CurveP521, tls.CurveP256}
 	}))
 	m.keyShares = slices.DeleteFunc(m.keyShares, func(ks keyShare) bool { return ks.group != 0x0019 }) // P-521 only
-	e := NewEngine(config12(loadPKI(t).p256))
+	cfg := config12(loadPKI(t).p256)
+	cfg.CurvePreferences = []CurveID{X25519, CurveP256}
+	e := NewEngine(cfg)
 	if err, out := feedAll(e, handshakeRecord(m.appendTo(nil))); err != nil || len(out) == 0 || e.hs.state != (expectClientHello{retried: true}) {
 		t.Fatalf("first ClientHello: %v, state %T", err, e.hs.state)
 	}
