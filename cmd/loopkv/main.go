@@ -20,7 +20,6 @@ import (
 	"syscall"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/loopkv/loopkv/server"
 	"github.com/loopkv/loopkv/store"
@@ -45,12 +44,15 @@ var defaults = settings{
 	"aclfile":   "",     // users file, loaded at start (ACL LOAD/SAVE use it too)
 	"maxmemory": "0", "maxmemory-policy": "noeviction", "maxmemory-samples": "5",
 	"protected-mode": "yes", // only loopback clients while the default user has no password
+	"logfile":        "",    // log file, appended to; "" is stderr
+	"log-format":     "",    // console or json; "" is console on a terminal, else json
+	"syslog-enabled": "no", "syslog-ident": "loopkv", "syslog-facility": "local0",
 }
 
 // ignored are redis.conf directives accepted without effect.
 var ignored = map[string]bool{
 	"save": true, "appendonly": true, "appendfsync": true, "daemonize": false, "dir": true,
-	"dbfilename": true, "logfile": true, "tcp-backlog": true,
+	"dbfilename": true, "tcp-backlog": true,
 	"tcp-keepalive": true, "hz": true,
 	"supervised": true, "pidfile": true, "io-threads": true,
 }
@@ -73,7 +75,7 @@ func run(args []string) error {
 		return err
 	}
 	opts.ConfigFile = configFile
-	log, err := newLogger(level)
+	log, err := newLogger(cfg, level)
 	if err != nil {
 		return err
 	}
@@ -212,12 +214,18 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	return o, zap.NewAtomicLevelAt(lvl), errors.Join(errs...)
 }
 
-func newLogger(level zap.AtomicLevel) (*zap.Logger, error) {
-	zc := zap.NewProductionConfig()
-	zc.Level = level
-	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
-	zc.Sampling = nil
-	return zc.Build()
+// newLogger builds the logger the log settings describe.
+func newLogger(cfg settings, level zap.AtomicLevel) (*zap.Logger, error) {
+	c := server.LogConfig{Level: level, Format: cfg["log-format"], File: cfg["logfile"],
+		SyslogIdent: cfg["syslog-ident"], SyslogFacility: cfg["syslog-facility"]}
+	switch strings.ToLower(cfg["syslog-enabled"]) {
+	case "yes":
+		c.Syslog = true
+	case "no":
+	default:
+		return nil, fmt.Errorf("syslog-enabled: must be yes or no: %q", cfg["syslog-enabled"])
+	}
+	return server.NewLogger(c)
 }
 
 func sortedKeys(m settings) []string {
