@@ -13,7 +13,7 @@ TAGS      ?= poll_opt
 # for that one gnet package only.
 RACEFLAGS ?= -race -gcflags='github.com/panjf2000/gnet/v2/pkg/netpoll=-d=checkptr=0'
 
-.PHONY: run build test deps bench fuzz compare vet cross clean
+.PHONY: run build test deps bench fuzz compare vet cross clean conformance
 
 build:
 	$(GO) build -tags '$(TAGS)' -o bin/loopkv ./cmd/loopkv
@@ -61,6 +61,12 @@ fuzz:
 			$(GO) test -tags '$(TAGS)' -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 		done; \
 	done
+
+# BoringSSL's TLS test runner (BoGo, in ../shared/bogo beside the repository)
+# on every server-side test that conformance/bogo_config.json does not switch
+# off; prints passed, failed and unimplemented counts (CONFORMANCE.md).
+conformance:
+	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m -run '^TestBoGoFull$$' -v ./conformance -args -bogo.full
 
 compare: deps build
 	benchmarks/compare.sh
