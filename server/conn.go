@@ -103,12 +103,17 @@ func (h *handler) newLoop(l transportLoop) *loopState { return h.s.newLoopState(
 // it. owning loop only.
 func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	s := h.s
-	if s.connected.Add(1) > s.cfg.maxClients.Load() {
+	isTLS := s.tls.isTLSAddr(tc.LocalAddr())
+	// Over maxclients a TLS client is not counted or listed, but its
+	// handshake runs so that it can read the refusal (tlsEstablished).
+	over := s.connected.Add(1) > s.cfg.maxClients.Load()
+	if over {
 		s.connected.Add(-1)
 		s.stats.rejectedConns.Add(1)
-		return nil, s.tls.rejectAs(tc, rejectMaxClients, tlsengine.AlertInternalError)
-	}
-	if reject := s.protectedOpen(tc); reject != nil { // protected.go
+		if !isTLS {
+			return nil, rejectMaxClients
+		}
+	} else if reject := s.protectedOpen(tc); reject != nil { // protected.go
 		s.connected.Add(-1)
 		s.stats.rejectedConns.Add(1)
 		return nil, s.tls.rejectAs(tc, reject, tlsengine.AlertAccessDenied)
@@ -117,10 +122,15 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	now := nowMs()
 	cs := &connState{tc: tc, ls: ls, created: now, addr: addrString(tc.RemoteAddr()),
 		laddr: addrString(tc.LocalAddr()), fd: tc.Fd()}
-	if s.tls.isTLSAddr(tc.LocalAddr()) {
+	if isTLS {
 		if reject := h.openTLS(cs); reject != nil {
-			s.connected.Add(-1)
+			if !over {
+				s.connected.Add(-1)
+			}
 			return nil, reject
+		}
+		if over {
+			cs.tls.refuse = rejectMaxClients
 		}
 	}
 	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs}
@@ -130,7 +140,9 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	cs.shared.lastActive.Store(now)
 	cs.idx = len(ls.conns)
 	ls.conns = append(ls.conns, cs)
-	s.clients.add(cs)
+	if !over {
+		s.clients.add(cs)
+	}
 	if ce := s.log.Check(zap.DebugLevel, "client connected"); ce != nil {
 		ce.Write(zap.Uint64("conn", cs.cl.id), zap.String("addr", cs.addr))
 	}
@@ -237,6 +249,7 @@ func (h *handler) onClose(cs *connState) {
 	if cs == nil {
 		return
 	}
+	counted := cs.tls == nil || cs.tls.refuse == nil // not a TLS client over maxclients
 	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1
@@ -246,8 +259,10 @@ func (h *handler) onClose(cs *connState) {
 		ls.conns[last] = nil
 		ls.conns = ls.conns[:last]
 	}
-	h.s.clients.remove(cs)
-	h.s.connected.Add(-1)
+	if counted {
+		h.s.clients.remove(cs)
+		h.s.connected.Add(-1)
+	}
 	cs.pending = nil
 	cs.cl.parser.Reset()
 	if ce := h.s.log.Check(zap.DebugLevel, "client closed"); ce != nil {

@@ -39,7 +39,10 @@
 //	call         does
 //	-----------  ---------------------------------------------------------------
 //	onOpen       tls-max-handshakes check (refused with a plaintext internal_error
-//	             alert), then NewEngine; counted in tls_handshakes_in_flight
+//	             alert), then NewEngine; counted in tls_handshakes_in_flight. A
+//	             client over maxclients is not counted; after its handshake it
+//	             reads "-ERR max number of clients reached" sealed, then
+//	             close_notify (as protected mode's DENIED, protected.go)
 //	onData       jobs a worker finished are handed to SignDone/VerifyDone; then
 //	             e.Read(in, nil) opens complete records in place in the transport's
 //	             bytes (or e.Read(in, cs.pending) behind a pending command);

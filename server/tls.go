@@ -260,6 +260,7 @@ type tlsConn struct {
 	inFlight    bool      // counted in tlsStats.inFlight
 	job         *tlsJob   // a signature or chain check on a worker; nil when none
 	subject     string    // verified client certificate subject, for CLIENT LIST
+	refuse      []byte    // reply sent after the handshake instead of serving (maxclients); nil serves
 	opened      time.Time // for the handshake timeout
 }
 
@@ -396,10 +397,12 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 			closeAfter = true
 			break
 		}
-		if st&tlsengine.StatusHandshakeDone != 0 && !tc.established && !h.tlsEstablished(cs) {
-			out = h.denyTLS(cs, ls, out) // protected mode; commands already read never run
-			closeAfter = true
-			break
+		if st&tlsengine.StatusHandshakeDone != 0 && !tc.established {
+			if reject := h.tlsEstablished(cs); reject != nil {
+				out = h.denyTLS(cs, ls, out, reject) // commands already read never run
+				closeAfter = true
+				break
+			}
 		}
 		if len(p) > 0 {
 			var stop bool
@@ -525,11 +528,12 @@ func (h *handler) tlsOverLimit(cs *connState, left int) bool {
 	return false
 }
 
-// tlsEstablished counts a completed handshake and reports whether
-// protected mode admits the client (protected.go): a client with a
-// verified certificate always, another only from loopback. owning loop
-// only.
-func (h *handler) tlsEstablished(cs *connState) bool {
+// tlsEstablished counts a completed handshake and returns the reply that
+// refuses the client, or nil to admit it: maxclients' error for a client
+// that was over the limit at accept (counted in rejected_connections
+// there), protected mode's DENIED (protected.go) for one without a
+// verified certificate that is not on loopback. owning loop only.
+func (h *handler) tlsEstablished(cs *connState) []byte {
 	tc := cs.tls
 	t := h.s.tls
 	tc.established = true
@@ -558,18 +562,24 @@ func (h *handler) tlsEstablished(cs *connState) bool {
 			zap.String("version", tlsVersionName(st.Version)), zap.Uint16("suite", st.CipherSuite),
 			zap.Bool("resumed", st.DidResume))
 	}
-	return !h.s.protectedRejects(cs.tc.RemoteAddr(), st.VerifiedLeaf != nil)
+	if tc.refuse != nil {
+		return tc.refuse
+	}
+	if h.s.protectedRejects(cs.tc.RemoteAddr(), st.VerifiedLeaf != nil) {
+		h.s.stats.rejectedConns.Add(1)
+		return rejectProtected
+	}
+	return nil
 }
 
-// denyTLS appends to out what a client refused by protected mode after
-// its handshake reads: the DENIED text the plaintext port sends, sealed,
-// then close_notify; rejected_connections counts it. owning loop only.
-func (h *handler) denyTLS(cs *connState, ls *loopState, out []byte) []byte {
-	h.s.stats.rejectedConns.Add(1)
+// denyTLS appends to out what a client refused after its handshake reads:
+// the reply the plaintext port sends (reject), sealed, then close_notify.
+// owning loop only.
+func (h *handler) denyTLS(cs *connState, ls *loopState, out, reject []byte) []byte {
 	e := cs.tls.eng
 	out, hdr := e.BeginRecord(out)
 	start := len(out)
-	out = h.sealReplies(cs, ls, append(out, rejectProtected...), hdr, start)
+	out = h.sealReplies(cs, ls, append(out, reject...), hdr, start)
 	e.CloseNotify()
 	return e.AppendOutput(out)
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -294,7 +296,7 @@ func init() {
 		{"TLSFullWorkerQueueRefusesHandshakes", TestTLSFullWorkerQueueRefusesHandshakes},
 		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
 		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
-		{"TLSMaxClientsRefusesWithAnAlert", TestTLSMaxClientsRefusesWithAnAlert},
+		{"TLSMaxClientsRepliesInsideTheSession", TestTLSMaxClientsRepliesInsideTheSession},
 		{"TLSInputWhileHandshakeWaitsIsBounded", TestTLSInputWhileHandshakeWaitsIsBounded},
 		{"TLS12LargeValuesRoundTrip", TestTLS12LargeValuesRoundTrip},
 	}...)
@@ -371,19 +373,36 @@ func TestTLSFullWorkerQueueRefusesHandshakes(t *testing.T) {
 	}
 }
 
-// TestTLSMaxClientsRefusesWithAnAlert fills maxclients and expects the
-// next TLS connection to get a fatal internal_error alert, which a TLS
-// client can read, instead of Redis's plaintext error.
-func TestTLSMaxClientsRefusesWithAnAlert(t *testing.T) {
+// TestTLSMaxClientsRepliesInsideTheSession fills maxclients: the next TLS
+// client completes its handshake and reads Redis's error, sealed, then
+// close_notify, as on the plaintext port; it is never counted as connected.
+// redis-cli --tls prints the error.
+func TestTLSMaxClientsRepliesInsideTheSession(t *testing.T) {
+	cli := needTool(t, "redis-cli")
 	p := newTestPKI(t)
 	s := startTLSServer(t, p, Options{MaxClients: 1})
 	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
-	if got := tlsDo(t, c, bufio.NewReader(c), "PING"); got != "+PONG\r\n" {
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "PING"); got != "+PONG\r\n" {
 		t.Fatalf("PING = %q", got)
 	}
-	_, err := tls.Dial("tcp", s.TLSAddr(), p.clientConfig())
-	if err == nil || !strings.Contains(err.Error(), "internal error") {
-		t.Errorf("second TLS client: %v, want an internal_error alert", err)
+	over := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	_ = over.SetDeadline(time.Now().Add(5 * time.Second))
+	if got, err := io.ReadAll(over); string(got) != "-ERR max number of clients reached\r\n" || err != nil {
+		t.Errorf("client over maxclients read %q, %v; want the error then close_notify (EOF)", got, err)
+	}
+	out, _ := exec.Command(cli, "--tls", "--cacert", p.caFile, "-p", strconv.Itoa(s.opts.TLS.Port), "PING").CombinedOutput()
+	if !strings.Contains(string(out), "max number of clients reached") {
+		t.Errorf("redis-cli --tls over maxclients printed %q", out)
+	}
+	if n := s.stats.rejectedConns.Load(); n != 2 {
+		t.Errorf("rejected_connections = %d, want 2", n)
+	}
+	if n := s.connected.Load(); n != 1 {
+		t.Errorf("connected = %d after the refusals, want 1", n)
+	}
+	if got := tlsDo(t, c, r, "PING"); got != "+PONG\r\n" {
+		t.Errorf("first client after the refusals: PING = %q", got)
 	}
 }
 
