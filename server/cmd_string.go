@@ -135,8 +135,18 @@ func expireMillisOf(c *cmdCtx, arg []byte, flags int) (int64, string) {
 func cmdGet(c *cmdCtx) {
 	var st store.Status
 	c.out, st = c.store.Get(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
-	if st != store.OK {
+	c.nullUnlessOK(st)
+}
+
+// nullUnlessOK replies a null for NotFound and the error of any other
+// status but OK, after which the handler has already replied.
+func (c *cmdCtx) nullUnlessOK(st store.Status) {
+	switch st {
+	case store.OK:
+	case store.NotFound:
 		c.null()
+	default:
+		c.errReply(statusError(st))
 	}
 }
 
@@ -167,8 +177,11 @@ func cmdSet(c *cmdCtx) {
 func setGeneric(c *cmdCtx, o store.SetOptions, get bool) {
 	if get {
 		var found bool
-		c.out, found, _ = c.store.SetGet(c.db(), c.args[1], c.args[2], c.now, o, c.out, resp.AppendBulk)
-		if !found {
+		var st store.Status
+		c.out, found, st = c.store.SetGet(c.db(), c.args[1], c.args[2], c.now, o, c.out, resp.AppendBulk)
+		if st == store.WrongType {
+			c.errReply(errWrongType)
+		} else if !found {
 			c.null()
 		}
 		return
@@ -199,20 +212,12 @@ func setExpiring(c *cmdCtx, unit int) {
 	}
 }
 
-func cmdGetSet(c *cmdCtx) {
-	var found bool
-	c.out, found, _ = c.store.SetGet(c.db(), c.args[1], c.args[2], c.now, store.SetOptions{}, c.out, resp.AppendBulk)
-	if !found {
-		c.null()
-	}
-}
+func cmdGetSet(c *cmdCtx) { setGeneric(c, store.SetOptions{}, true) }
 
 func cmdGetDel(c *cmdCtx) {
 	var st store.Status
 	c.out, st = c.store.GetDel(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
-	if st != store.OK {
-		c.null()
-	}
+	c.nullUnlessOK(st)
 }
 
 // cmdGetEx is GETEX key [EX s|PX ms|EXAT t|PXAT tms|PERSIST].
@@ -237,9 +242,7 @@ func cmdGetEx(c *cmdCtx) {
 	o.Persist = flags&optPersist != 0
 	var st store.Status
 	c.out, st = c.store.GetEx(c.db(), c.args[1], c.now, o, c.out, resp.AppendBulk)
-	if st != store.OK {
-		c.null()
-	}
+	c.nullUnlessOK(st)
 }
 
 func cmdMGet(c *cmdCtx) {
@@ -321,7 +324,14 @@ func cmdAppend(c *cmdCtx) {
 	c.integer(int64(n))
 }
 
-func cmdStrLen(c *cmdCtx) { c.integer(int64(c.store.StrLen(c.db(), c.args[1], c.now))) }
+func cmdStrLen(c *cmdCtx) {
+	n, st := c.store.StrLen(c.db(), c.args[1], c.now)
+	if st == store.WrongType {
+		c.errReply(errWrongType)
+		return
+	}
+	c.integer(int64(n))
+}
 
 func cmdGetRange(c *cmdCtx) {
 	start, ok := intArg(c, c.args[2])
@@ -334,7 +344,9 @@ func cmdGetRange(c *cmdCtx) {
 	}
 	var st store.Status
 	c.out, st = c.store.GetRange(c.db(), c.args[1], c.now, start, end, c.out, resp.AppendBulk)
-	if st != store.OK {
+	if st == store.WrongType {
+		c.errReply(errWrongType)
+	} else if st != store.OK {
 		c.bulk(nil)
 	}
 }

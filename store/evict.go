@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"time"
@@ -130,11 +131,12 @@ type evictState struct {
 	rnd    uint64 // xorshift state
 }
 
-// poolEntry is a sampled candidate. e is validated under its shard's lock
-// before it is evicted: it may have been deleted since it was sampled.
+// poolEntry is a sampled candidate, named by its key: it is looked up
+// again under its shard's lock before it is evicted, since it may have
+// been deleted since it was sampled. key is a buffer the pool reuses.
 type poolEntry struct {
 	idle  uint64 // higher is a better candidate
-	e     *entry
+	key   []byte
 	shard int
 	db    int
 }
@@ -162,13 +164,13 @@ func (s *Store) evictBest(now int64, p Policy, samples int) bool {
 		}
 		for ev.n > 0 {
 			ev.n--
-			pe := ev.pool[ev.n]
-			ev.pool[ev.n] = poolEntry{}
+			pe := &ev.pool[ev.n]
 			sh := &s.shards[pe.shard]
 			sh.mu.Lock()
-			t := sh.table(pe.db)
-			if t.find(pe.e.hash, pe.e.key) == pe.e && (!p.volatile() || pe.e.expireAt != 0) {
-				sh.del(t, pe.e)
+			t := &sh.dbs[pe.db]
+			r := t.keys.find(&t.a, s.hash(pe.key), pe.key)
+			if r != noRef && (!p.volatile() || recExpire(t.a.at(r)) != 0) {
+				t.remove(r, s.sbits)
 				sh.evicted++
 				sh.mu.Unlock()
 				return true
@@ -196,19 +198,21 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 		sh := &s.shards[si]
 		sh.mu.Lock()
 		found := false
-		for db := range sh.tables {
-			e := sh.candidate(&sh.tables[db], p.volatile())
-			if e == nil {
+		for db := range sh.dbs {
+			t := &sh.dbs[db]
+			r := sh.candidate(t, p.volatile())
+			if r == noRef {
 				continue
 			}
 			found = true
+			b := t.a.at(r)
 			var idle uint64
 			if p == VolatileTTL {
-				idle = math.MaxUint64 - uint64(e.expireAt) // soonest expiry is best
+				idle = math.MaxUint64 - uint64(recExpire(b)) // soonest expiry is best
 			} else {
-				idle = lruIdle(clock, e.lru)
+				idle = lruIdle(clock, recLRU(b))
 			}
-			ev.insert(poolEntry{idle: idle, e: e, shard: si, db: db})
+			ev.insert(idle, recKeyOf(b), si, db)
 		}
 		sh.mu.Unlock()
 		if found {
@@ -218,16 +222,17 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 	return got > 0
 }
 
-// insert adds pe to the pool, keeping it sorted and dropping the worst
-// entry when full, as Redis's evictionPoolPopulate does. An entry already
-// in the pool is not added twice.
-func (ev *evictState) insert(pe poolEntry) {
+// insert adds a candidate to the pool, keeping it sorted and dropping the
+// worst entry when full, as Redis's evictionPoolPopulate does. A key
+// already in the pool is not added twice. The key is copied into the
+// buffer of the slot it takes.
+func (ev *evictState) insert(idle uint64, key []byte, shard, db int) {
 	k := 0
-	for k < ev.n && ev.pool[k].idle < pe.idle {
+	for k < ev.n && ev.pool[k].idle < idle {
 		k++
 	}
 	for i := 0; i < ev.n; i++ {
-		if ev.pool[i].e == pe.e {
+		if ev.pool[i].shard == shard && ev.pool[i].db == db && bytes.Equal(ev.pool[i].key, key) {
 			return
 		}
 	}
@@ -235,13 +240,19 @@ func (ev *evictState) insert(pe poolEntry) {
 	case k == 0 && ev.n == evictPoolSize:
 		return // worse than every candidate in a full pool
 	case ev.n < evictPoolSize:
+		spare := ev.pool[ev.n].key
 		copy(ev.pool[k+1:ev.n+1], ev.pool[k:ev.n])
+		ev.pool[k].key = spare
 		ev.n++
 	default: // full: drop the worst (leftmost) to make room
 		k--
+		spare := ev.pool[0].key
 		copy(ev.pool[:k], ev.pool[1:k+1])
+		ev.pool[k].key = spare
 	}
-	ev.pool[k] = pe
+	pe := &ev.pool[k]
+	pe.idle, pe.shard, pe.db = idle, shard, db
+	pe.key = append(pe.key[:0], key...)
 }
 
 // evictRandom deletes a random candidate key, trying shards from a random
@@ -253,10 +264,10 @@ func (s *Store) evictRandom(volatile bool) bool {
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(first+i)%n]
 		sh.mu.Lock()
-		for db := range sh.tables {
-			t := &sh.tables[db]
-			if e := sh.candidate(t, volatile); e != nil {
-				sh.del(t, e)
+		for db := range sh.dbs {
+			t := &sh.dbs[db]
+			if r := sh.candidate(t, volatile); r != noRef {
+				t.remove(r, s.sbits)
 				sh.evicted++
 				sh.mu.Unlock()
 				return true
@@ -267,32 +278,16 @@ func (s *Store) evictRandom(volatile bool) bool {
 	return false
 }
 
-// candidate returns a random entry of t, or of its keys with a TTL when
-// volatile, or nil when there is none. Caller holds sh.mu.
-func (sh *shard) candidate(t *table, volatile bool) *entry {
+// candidate returns a random record of t, or of its keys with a TTL when
+// volatile, or noRef when there is none. Caller holds sh.mu.
+func (sh *shard) candidate(t *keyTable, volatile bool) ref {
 	if volatile {
 		if len(t.expires) == 0 {
-			return nil
+			return noRef
 		}
 		return t.expires[sh.rand()%uint64(len(t.expires))]
 	}
-	if t.count == 0 {
-		return nil
-	}
-	mask := uint64(len(t.buckets) - 1)
-	i := sh.rand() & mask
-	for t.buckets[i] == nil {
-		i = (i + 1) & mask
-	}
-	ln := 0
-	for e := t.buckets[i]; e != nil; e = e.next {
-		ln++
-	}
-	e := t.buckets[i]
-	for k := sh.rand() % uint64(ln); k > 0; k-- {
-		e = e.next
-	}
-	return e
+	return t.keys.random(&t.a, sh.rand)
 }
 
 // The LRU clock, as Redis keeps it in each object: 24 bits of seconds

@@ -244,10 +244,11 @@ func TestAccessUpdatesLRUClock(t *testing.T) {
 	key := []byte("k")
 	s.Set(0, key, []byte("v"), t0, SetOptions{})
 	lru := func() uint32 {
-		h := s.hash(key)
-		sh := s.lock(h)
+		sh := &s.shards[s.shardIndex(key)]
+		sh.mu.Lock()
 		defer sh.mu.Unlock()
-		return sh.table(0).find(h, key).lru
+		t := &sh.dbs[0]
+		return recLRU(t.a.at(t.keys.find(&t.a, s.hash(key), key)))
 	}
 	if got := lru(); got != lruClock(t0) {
 		t.Fatalf("lru after SET = %d, want %d", got, lruClock(t0))

@@ -16,15 +16,12 @@ const (
 // now deletes the key, as Redis does. It reports whether the key existed and
 // cond allowed the change (EXPIRE's 1 or 0).
 func (s *Store) Expire(db int, key []byte, now, at int64, cond ExpireCond) bool {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
-	if e == nil {
+	k := s.acquire(db, key, now, false)
+	defer k.release()
+	if !k.exists() {
 		return false
 	}
-	cur := e.expireAt // 0: no TTL
+	cur := k.expireAt() // 0: no TTL
 	switch {
 	case cond&ExpireNX != 0 && cur != 0,
 		cond&ExpireXX != 0 && cur == 0,
@@ -33,41 +30,36 @@ func (s *Store) Expire(db int, key []byte, now, at int64, cond ExpireCond) bool 
 		return false
 	}
 	if at <= now {
-		sh.del(t, e)
+		k.del()
 		return true
 	}
-	t.setTTL(e, at)
+	k.setTTL(at)
 	return true
 }
 
 // Persist removes key's TTL and reports whether it had one.
 func (s *Store) Persist(db int, key []byte, now int64) bool {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
-	if e == nil || e.expireAt == 0 {
+	k := s.acquire(db, key, now, false)
+	defer k.release()
+	if !k.exists() || k.expireAt() == 0 {
 		return false
 	}
-	t.setTTL(e, 0)
+	k.setTTL(0)
 	return true
 }
 
 // ExpireAt returns key's TTL as a Unix ms time: -2 when key does not exist,
 // -1 when it has no TTL.
 func (s *Store) ExpireAt(db int, key []byte, now int64) int64 {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	e := sh.lookup(sh.table(db), h, key, now, true)
+	k := s.acquire(db, key, now, true)
+	defer k.release()
 	switch {
-	case e == nil:
+	case !k.exists():
 		return -2
-	case e.expireAt == 0:
+	case k.expireAt() == 0:
 		return -1
 	}
-	return e.expireAt
+	return k.expireAt()
 }
 
 // Active expiry parameters, as Redis's activeExpireCycle uses them.
@@ -95,7 +87,7 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 		sh := &s.shards[idx/uint64(s.databases)]
 		db := int(idx % uint64(s.databases))
 		sh.mu.Lock()
-		ttlSum, ttlN, done := sh.expireTable(sh.table(db), now, start, budget)
+		ttlSum, ttlN, done := sh.expireTable(&sh.dbs[db], s.sbits, now, start, budget)
 		sh.mu.Unlock()
 		if ttlN > 0 {
 			// Redis: db->avg_ttl = (db->avg_ttl/50)*49 + (avg_ttl/50).
@@ -118,7 +110,7 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 // expireTable runs the sampling rounds on one table and returns the sum and
 // count of the remaining TTLs it saw on live keys; done is false when the
 // budget ran out first. Caller holds sh.mu.
-func (sh *shard) expireTable(t *table, now int64, start time.Time, budget time.Duration) (ttlSum, ttlN int64, done bool) {
+func (sh *shard) expireTable(t *keyTable, sbits uint, now int64, start time.Time, budget time.Duration) (ttlSum, ttlN int64, done bool) {
 	for round := 1; len(t.expires) > 0; round++ {
 		if round%16 == 0 && time.Since(start) > budget {
 			return ttlSum, ttlN, false
@@ -126,14 +118,15 @@ func (sh *shard) expireTable(t *table, now int64, start time.Time, budget time.D
 		n := min(expireSample, len(t.expires))
 		expired := 0
 		for j := 0; j < n && len(t.expires) > 0; j++ {
-			e := t.expires[sh.rand()%uint64(len(t.expires))]
-			if e.expireAt <= now {
-				sh.del(t, e)
+			r := t.expires[sh.rand()%uint64(len(t.expires))]
+			at := recExpire(t.a.at(r))
+			if at <= now {
+				t.remove(r, sbits)
 				sh.expired++
 				expired++
 				continue
 			}
-			ttlSum += e.expireAt - now
+			ttlSum += at - now
 			ttlN++
 		}
 		if expired*100 <= n*expireAcceptable {

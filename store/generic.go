@@ -4,15 +4,12 @@ import "bytes"
 
 // Del deletes key and reports whether it existed.
 func (s *Store) Del(db int, key []byte, now int64) bool {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
-	if e == nil {
+	k := s.acquire(db, key, now, false)
+	defer k.release()
+	if !k.exists() {
 		return false
 	}
-	sh.del(t, e)
+	k.del()
 	return true
 }
 
@@ -23,12 +20,9 @@ func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
 	s.lockKeys(&m, keys, 1)
 	defer s.unlockSet(&m)
 	n := 0
-	for _, k := range keys {
-		h := s.hash(k)
-		sh := &s.shards[s.shardIndex(h)]
-		t := sh.table(db)
-		if e := sh.lookup(t, h, k, now, false); e != nil {
-			sh.del(t, e)
+	for _, key := range keys {
+		if k := s.find(db, key, now, false); k.exists() {
+			k.del()
 			n++
 		}
 	}
@@ -42,10 +36,8 @@ func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 	s.lockKeys(&m, keys, 1)
 	defer s.unlockSet(&m)
 	n := 0
-	for _, k := range keys {
-		h := s.hash(k)
-		sh := &s.shards[s.shardIndex(h)]
-		if sh.lookup(sh.table(db), h, k, now, true) != nil {
+	for _, key := range keys {
+		if k := s.find(db, key, now, true); k.exists() {
 			n++
 		}
 	}
@@ -54,19 +46,49 @@ func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 
 // Exists reports whether key exists.
 func (s *Store) Exists(db int, key []byte, now int64) bool {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	return sh.lookup(sh.table(db), h, key, now, true) != nil
+	k := s.acquire(db, key, now, true)
+	defer k.release()
+	return k.exists()
 }
 
-// Type returns the type name of key's value as TYPE prints it: "string", or
-// "none" when key does not exist.
-func (s *Store) Type(db int, key []byte, now int64) string {
-	if s.Exists(db, key, now) {
-		return "string"
+// TypeOf returns key's type, TypeNone when it does not exist. It counts as
+// a keyspace read, as TYPE does in Redis.
+func (s *Store) TypeOf(db int, key []byte, now int64) Type {
+	k := s.acquire(db, key, now, true)
+	defer k.release()
+	return k.kind()
+}
+
+// Type returns the type name of key's value as TYPE prints it ("none" when
+// key does not exist).
+func (s *Store) Type(db int, key []byte, now int64) string { return s.TypeOf(db, key, now).String() }
+
+// ObjectInfo is what OBJECT reports of a key.
+type ObjectInfo struct {
+	Type     Type
+	Encoding Encoding
+	Idle     int64 // ms since the last access, before this one
+}
+
+// Object returns key's type, encoding and idle time without touching its
+// LRU clock, as OBJECT does. ok is false when key does not exist.
+func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
+	slot := KeySlot(key)
+	sh := &s.shards[s.shardOf(slot)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := &sh.dbs[db]
+	r := t.keys.find(&t.a, s.hash(key), key)
+	if r == noRef {
+		return ObjectInfo{}, false
 	}
-	return "none"
+	b := t.a.at(r)
+	if t.expired(b, now) {
+		t.remove(r, s.sbits)
+		sh.expired++
+		return ObjectInfo{}, false
+	}
+	return ObjectInfo{Type: recType(b), Encoding: recEnc(b), Idle: int64(lruIdle(lruClock(now), recLRU(b)))}, true
 }
 
 // Rename moves src's value and TTL to dst, replacing dst unless nx. It
@@ -87,18 +109,25 @@ func (s *Store) Copy(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 	return s.move(srcDB, src, dstDB, dst, now, replace, false)
 }
 
-// move implements Rename (del) and Copy with both shards locked.
+// Move moves key from srcDB to dstDB unless it exists there. It returns
+// NotFound when key does not exist in srcDB, NotSet when it exists in
+// dstDB, and SameObject when the databases are the same.
+func (s *Store) Move(srcDB, dstDB int, key []byte, now int64) Status {
+	if srcDB == dstDB {
+		return SameObject
+	}
+	return s.move(srcDB, key, dstDB, key, now, false, true)
+}
+
+// move implements Rename, Move (del) and Copy with both shards locked.
 func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, replace, del bool) Status {
-	hs, hd := s.hash(src), s.hash(dst)
 	var m shardSet
-	m.add(s.shardIndex(hs))
-	m.add(s.shardIndex(hd))
+	m.add(s.shardIndex(src))
+	m.add(s.shardIndex(dst))
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
-	ss, sd := &s.shards[s.shardIndex(hs)], &s.shards[s.shardIndex(hd)]
-	ts, td := ss.table(srcDB), sd.table(dstDB)
-	e := ss.lookup(ts, hs, src, now, !del) // COPY reads its source, as Redis counts it
-	if e == nil {
+	ks := s.find(srcDB, src, now, !del) // COPY reads its source, as Redis counts it
+	if !ks.exists() {
 		return NotFound
 	}
 	if srcDB == dstDB && bytes.Equal(src, dst) { // RENAME k k
@@ -107,17 +136,47 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 		}
 		return NotSet
 	}
-	if old := sd.lookup(td, hd, dst, now, false); old != nil {
+	kd := s.find(dstDB, dst, now, false)
+	if kd.exists() {
 		if !replace {
 			return NotSet
 		}
-		sd.del(td, old)
+		kd.del()
 	}
-	sd.add(td, hd, dst, e.val, e.expireAt, now)
+	kd.copyFrom(dst, &ks)
 	if del {
-		ss.del(ts, e)
+		ks.del()
 	}
 	return OK
+}
+
+// copyFrom creates k, which does not exist, as a copy of src's value, type,
+// encoding and TTL.
+func (k *kv) copyFrom(key []byte, src *kv) {
+	b := src.rec()
+	typ, e, at := recType(b), recEnc(b), recExpire(b)
+	if e != EncHashtable {
+		k.create(key, typ, e, src.val(), 0, at)
+		return
+	}
+	d := src.obj()
+	nd := newDict(d.hdr, d.hmask)
+	k.t.cloneDict(&nd, &src.t.a, d)
+	var idx [4]byte
+	le.PutUint32(idx[:], uint32(k.t.newObj(nd)))
+	k.create(key, typ, e, idx[:], 0, at)
+}
+
+// cloneDict fills nd with copies of d's records, which live in arena from.
+func (t *keyTable) cloneDict(nd *dict, from *arena, d *dict) {
+	d.each(from, func(r ref) bool {
+		b := from.at(r)
+		n := fieldHdr + recKlenOf(b) + recVlenOf(b)
+		nr, _, nb := t.a.alloc(n)
+		copy(nb, from.at(r)[:n])
+		nd.add(&t.a, nr, nd.hashOf(nb))
+		return true
+	})
 }
 
 // Keys calls fn with every live key of db matching the glob pattern (see
@@ -128,16 +187,14 @@ func (s *Store) Keys(db int, pattern []byte, now int64, fn func(key []byte)) {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for _, e := range sh.table(db).buckets {
-			for ; e != nil; e = e.next {
-				if e.expireAt != 0 && e.expireAt <= now {
-					continue
-				}
-				if all || Match(pattern, e.key) {
-					fn(e.key)
-				}
+		t := &sh.dbs[db]
+		t.keys.each(&t.a, func(r ref) bool {
+			b := t.a.at(r)
+			if !t.expired(b, now) && (all || Match(pattern, recKeyOf(b))) {
+				fn(recKeyOf(b))
 			}
-		}
+			return true
+		})
 		sh.mu.Unlock()
 	}
 }
@@ -145,7 +202,7 @@ func (s *Store) Keys(db int, pattern []byte, now int64, fn func(key []byte)) {
 // ScanOptions filter SCAN's keys.
 type ScanOptions struct {
 	Pattern []byte // glob (see Match); nil matches every key
-	Type    []byte // type name ("string"), any case; nil matches every type
+	Type    []byte // type name ("string", "hash", ...), any case; nil matches every type
 	Count   int    // buckets' worth of keys to visit, default 10
 }
 
@@ -159,29 +216,34 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 	if count <= 0 {
 		count = 10
 	}
-	sbits := 64 - s.shift
-	if s.shift >= 64 {
-		sbits = 0
-	}
+	sbits := s.sbits
 	si := int(cursor & (1<<sbits - 1))
 	v := cursor >> sbits
-	typeOK := o.Type == nil || bytes.EqualFold(o.Type, []byte("string"))
+	want, typed := TypeNone, o.Type != nil
+	if typed {
+		var ok bool
+		if want, ok = ParseType(o.Type); !ok {
+			want = TypeNone // an unknown type matches no key
+		}
+	}
 	seen, steps := 0, 0
-	visit := func(e *entry) {
+	var t *keyTable
+	visit := func(r ref) {
 		seen++
-		if e.expireAt != 0 && e.expireAt <= now {
+		b := t.a.at(r)
+		if t.expired(b, now) {
 			return
 		}
-		if typeOK && (o.Pattern == nil || Match(o.Pattern, e.key)) {
-			fn(e.key)
+		if (!typed || recType(b) == want) && (o.Pattern == nil || Match(o.Pattern, recKeyOf(b))) {
+			fn(recKeyOf(b))
 		}
 	}
 	for si < len(s.shards) {
 		sh := &s.shards[si]
 		sh.mu.Lock()
-		t := sh.table(db)
+		t = &sh.dbs[db]
 		for {
-			v = t.scanStep(v, visit)
+			v = t.keys.scan(&t.a, v, visit)
 			steps++
 			if v == 0 || seen >= count || steps >= count*10 {
 				break
@@ -212,30 +274,32 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(int(r%uint64(n))+i)%n]
 		sh.mu.Lock()
-		t := sh.table(db)
-		for tries := 0; t.count > 0 && tries < 100; tries++ {
-			b := t.buckets[sh.rand()&uint64(len(t.buckets)-1)]
-			if b == nil {
-				continue
-			}
-			ln := 0
-			for e := b; e != nil; e = e.next {
-				ln++
-			}
-			e := b
-			for k := int(sh.rand() % uint64(ln)); k > 0; k-- {
-				e = e.next
-			}
-			if e.expireAt != 0 && e.expireAt <= now {
-				sh.del(t, e)
+		t := &sh.dbs[db]
+		for tries := 0; t.keys.count > 0 && tries < 100; tries++ {
+			r := t.keys.random(&t.a, sh.rand)
+			b := t.a.at(r)
+			if t.expired(b, now) {
+				t.remove(r, s.sbits)
 				sh.expired++
 				continue
 			}
-			dst = enc(dst, e.key)
+			dst = enc(dst, recKeyOf(b))
 			sh.mu.Unlock()
 			return dst, true
 		}
 		sh.mu.Unlock()
 	}
 	return dst, false
+}
+
+// CountKeysInSlot returns the number of keys of db in hash slot slot.
+func (s *Store) CountKeysInSlot(db int, slot uint16) int {
+	sh := &s.shards[s.shardOf(slot)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := &sh.dbs[db]
+	if t.slots == nil {
+		return 0
+	}
+	return int(t.slots[int(slot)&(len(t.slots)-1)])
 }

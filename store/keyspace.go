@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Options configures a Store. Zero fields take their defaults.
@@ -24,15 +25,16 @@ type Store struct {
 	// immutable after New
 	seed      maphash.Seed
 	databases int
-	shift     uint // 64 - log2(len(shards)); h>>shift is the shard index
+	sbits     uint // log2(len(shards)); a key's shard is its slot >> (14 - sbits)
 	shards    []shard
 
 	// owned by ActiveExpireCycle
 	expireNext atomic.Uint64  // next shard*databases+db table to sample
 	avgTTL     []atomic.Int64 // per database, Redis's running estimate
+	rehashNext atomic.Uint64  // next shard RehashCycle visits
 
-	// used is the sum of every shard's used, kept by shard.account so that
-	// UsedMemory reads it without locking.
+	// used is the sum of every shard's acct.used, so that UsedMemory reads
+	// it without locking.
 	used atomic.Int64
 
 	// guarded by evictMu (see evict.go)
@@ -55,40 +57,34 @@ func New(opts Options) *Store {
 	s := &Store{
 		seed:      maphash.MakeSeed(),
 		databases: opts.Databases,
-		shift:     uint(64 - sbits),
+		sbits:     uint(sbits),
 		shards:    make([]shard, 1<<sbits),
 		avgTTL:    make([]atomic.Int64, opts.Databases),
 	}
 	for i := range s.shards {
-		s.shards[i].tables = make([]table, opts.Databases)
-		s.shards[i].rnd = uint64(i)*0x9E3779B97F4A7C15 | 1
-		s.shards[i].total = &s.used
+		sh := &s.shards[i]
+		sh.dbs = make([]keyTable, opts.Databases)
+		for db := range sh.dbs {
+			sh.dbs[db].init(&s.used)
+		}
+		sh.rnd = uint64(i)*0x9E3779B97F4A7C15 | 1
 	}
 	s.evict.rnd = uint64(len(s.shards))*0x9E3779B97F4A7C15 | 1
 	return s
 }
 
+// maxShards is the most lock shards: each holds at least 16 hash slots.
 const maxShards = 1024
 
 // Databases returns the number of logical databases; valid indexes are
 // 0 <= db < Databases().
 func (s *Store) Databases() int { return s.databases }
 
-func (s *Store) hash(key []byte) uint64 { return maphash.Bytes(s.seed, key) }
+func (s *Store) hash(key []byte) uint32 { return uint32(maphash.Bytes(s.seed, key)) & (1<<dictMaxBits - 1) }
 
-func (s *Store) shardIndex(h uint64) int {
-	if s.shift >= 64 {
-		return 0
-	}
-	return int(h >> s.shift)
-}
+func (s *Store) shardOf(slot uint16) int { return int(slot) >> (14 - s.sbits) }
 
-// lock locks and returns the shard of hash h.
-func (s *Store) lock(h uint64) *shard {
-	sh := &s.shards[s.shardIndex(h)]
-	sh.mu.Lock()
-	return sh
-}
+func (s *Store) shardIndex(key []byte) int { return s.shardOf(KeySlot(key)) }
 
 // shardSet is a set of shard indexes, locked together in increasing order.
 type shardSet [maxShards / 64]uint64
@@ -99,7 +95,7 @@ func (m *shardSet) add(i int) { m[i/64] |= 1 << (i % 64) }
 // and locks them all, in index order; the caller defers unlockSet(m).
 func (s *Store) lockKeys(m *shardSet, keys [][]byte, step int) {
 	for i := 0; i < len(keys); i += step {
-		m.add(s.shardIndex(s.hash(keys[i])))
+		m.add(s.shardIndex(keys[i]))
 	}
 	s.lockSet(m)
 }
@@ -124,70 +120,136 @@ func (s *Store) unlockSet(m *shardSet) {
 	}
 }
 
-// lookup returns the live entry for key, deleting it first when it has
-// expired. read counts a keyspace hit or miss. Caller holds sh.mu.
-func (sh *shard) lookup(t *table, h uint64, key []byte, now int64, read bool) *entry {
-	e := t.find(h, key)
-	if e != nil && e.expireAt != 0 && e.expireAt <= now {
-		sh.del(t, e)
-		sh.expired++
-		e = nil
-	}
-	if e != nil {
-		e.lru = lruClock(now)
+// kv is the keyed-operation primitive: one key of one database, found
+// under its shard's lock with expiry applied. Every operation on a key
+// starts with acquire (or find, under locks already held), checks the
+// type with kind, and then reads or changes the value through kv's
+// methods, which keep the table, the TTL index, the slot counts and the
+// memory accounting in step. A kv is valid until the lock is released.
+type kv struct {
+	s    *Store
+	sh   *shard
+	t    *keyTable
+	h    uint32
+	slot uint16
+	r    ref // noRef when the key does not exist
+	now  int64
+}
+
+// acquire locks key's shard and finds key; the caller defers k.release().
+// read counts a keyspace hit or miss.
+func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
+	slot := KeySlot(key)
+	sh := &s.shards[s.shardOf(slot)]
+	sh.mu.Lock()
+	return s.lookup(sh, db, key, slot, now, read)
+}
+
+func (k *kv) release() { k.sh.mu.Unlock() }
+
+// find is acquire for a caller that already holds key's shard lock.
+func (s *Store) find(db int, key []byte, now int64, read bool) kv {
+	slot := KeySlot(key)
+	return s.lookup(&s.shards[s.shardOf(slot)], db, key, slot, now, read)
+}
+
+func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, read bool) kv {
+	k := kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now}
+	k.r = k.t.keys.find(&k.t.a, k.h, key)
+	if k.r != noRef {
+		b := k.t.a.at(k.r)
+		if k.t.expired(b, now) {
+			k.t.remove(k.r, s.sbits)
+			sh.expired++
+			k.r = noRef
+		} else {
+			setRecLRU(b, lruClock(now))
+		}
 	}
 	if read {
-		if e != nil {
+		if k.r != noRef {
 			sh.hits++
 		} else {
 			sh.misses++
 		}
 	}
-	return e
+	return k
 }
 
-// del removes e. Caller holds sh.mu.
-func (sh *shard) del(t *table, e *entry) {
-	sh.account(-e.mem())
-	t.remove(e)
-}
+func (k *kv) exists() bool { return k.r != noRef }
 
-// account adds d bytes to the shard's and the store's used memory. Caller
-// holds sh.mu.
-func (sh *shard) account(d int64) {
-	sh.used += d
-	sh.total.Add(d)
-}
+func (k *kv) rec() []byte { return k.t.a.at(k.r) }
 
-// add creates key with a copy of val and TTL at (0 for none). Key and value
-// share one allocation; the value gets a little spare room for small
-// counters. now sets its LRU clock. Caller holds sh.mu.
-func (sh *shard) add(t *table, h uint64, key, val []byte, at, now int64) *entry {
-	vc := len(val)
-	if vc < 8 {
-		vc = 8
+// kind returns the key's type, TypeNone when it does not exist.
+func (k *kv) kind() Type {
+	if k.r == noRef {
+		return TypeNone
 	}
-	buf := make([]byte, len(key)+vc)
-	copy(buf, key)
-	e := &entry{hash: h, key: buf[:len(key):len(key)], expireAt: at, ttlIdx: -1, lru: lruClock(now)}
-	e.val = append(buf[len(key):len(key)], val...)
-	t.insert(e)
-	sh.account(e.mem())
-	return e
+	return recType(k.rec())
 }
 
-// setVal overwrites e's value with val, in place when it fits and the old
-// buffer is not much larger than needed (so that a big value overwritten by
-// a small one does not pin its memory). Caller holds sh.mu.
-func (sh *shard) setVal(e *entry, val []byte) {
-	if cap(e.val) >= len(val) && cap(e.val) <= 2*len(val)+64 {
-		e.val = append(e.val[:0], val...)
-		return
+// check returns WrongType when the key exists with another type than t.
+func (k *kv) check(t Type) Status {
+	if k.r != noRef && recType(k.rec()) != t {
+		return WrongType
 	}
-	before := e.mem()
-	e.val = append(make([]byte, 0, len(val)), val...)
-	sh.account(e.mem() - before)
+	return OK
 }
+
+func (k *kv) enc() Encoding { return recEnc(k.rec()) }
+
+func (k *kv) setEnc(e Encoding) { setRecEnc(k.rec(), e) }
+
+// val returns the stored bytes of a string, listpack or intset value,
+// valid until the value is changed.
+func (k *kv) val() []byte { return recVal(k.rec()) }
+
+// expireAt returns the key's TTL as Unix ms, 0 for none.
+func (k *kv) expireAt() int64 { return recExpire(k.rec()) }
+
+func (k *kv) setTTL(at int64) { k.t.setTTL(k.r, at) }
+
+// create adds key, which must be k's key and not exist, holding a copy of
+// val with room for at least vcap bytes, and expiry at. (kv does not keep
+// its key: a []byte field beside the shard pointer would make every key
+// argument escape to the heap.)
+func (k *kv) create(key []byte, t Type, e Encoding, val []byte, vcap int, at int64) {
+	r, b := k.t.newRec(k.h, key, t, e, len(val), max(vcap, len(val)), lruClock(k.now))
+	copy(b[keyHdr+len(key):], val)
+	k.t.insert(r, k.h, k.slot, k.s.sbits, at)
+	k.r = r
+}
+
+// del deletes the key.
+func (k *kv) del() {
+	k.t.remove(k.r, k.s.sbits)
+	k.r = noRef
+}
+
+// resize makes the value n bytes long, keeping its first min(n, old)
+// bytes, and returns it for the caller to fill. It moves the record when
+// n does not fit its chunk, and to a smaller chunk when the value would
+// use less than half of a large one; extra is the room to reserve beyond
+// n when it moves.
+func (k *kv) resize(n, extra int) []byte {
+	b := k.rec()
+	c := recCap(b)
+	if n > c || (c > 64 && n+extra < c/4) {
+		keep := min(n, recVlenOf(b))
+		k.r, b = k.t.relocate(k.r, n, n+extra, keep)
+	} else {
+		setRecVlen(b, n)
+	}
+	return recVal(b)
+}
+
+// setVal replaces the value with a copy of v.
+func (k *kv) setVal(v []byte) {
+	copy(k.resize(len(v), 0), v)
+}
+
+// obj returns the hash table of a value encoded as one.
+func (k *kv) obj() *dict { return &k.t.objs[le.Uint32(k.val())] }
 
 // DBStats describes one database, as INFO keyspace prints it.
 type DBStats struct {
@@ -212,14 +274,14 @@ func (s *Store) Stats() Stats {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		st.UsedMemory += sh.used
 		st.ExpiredKeys += sh.expired
 		st.EvictedKeys += sh.evicted
 		st.KeyspaceHits += sh.hits
 		st.KeyspaceMisses += sh.misses
-		for db := range sh.tables {
-			st.DBs[db].Keys += sh.tables[db].count
-			st.DBs[db].Expires += len(sh.tables[db].expires)
+		for db := range sh.dbs {
+			st.UsedMemory += sh.dbs[db].acct.used
+			st.DBs[db].Keys += sh.dbs[db].keys.count
+			st.DBs[db].Expires += len(sh.dbs[db].expires)
 		}
 		sh.mu.Unlock()
 	}
@@ -236,13 +298,15 @@ func (s *Store) DBSize(db int) int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += sh.tables[db].count
+		n += sh.dbs[db].keys.count
 		sh.mu.Unlock()
 	}
 	return n
 }
 
-// FlushDB deletes every key of db.
+// FlushDB deletes every key of db. Each shard's table is detached under
+// its lock in constant time; its memory goes back to the runtime with the
+// next garbage collection, off the loops (FLUSHDB ASYNC and SYNC alike).
 func (s *Store) FlushDB(db int) {
 	for i := range s.shards {
 		sh := &s.shards[i]
@@ -258,7 +322,7 @@ func (s *Store) FlushAll() {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for db := range sh.tables {
+		for db := range sh.dbs {
 			sh.flush(db)
 		}
 		sh.mu.Unlock()
@@ -270,13 +334,51 @@ func (s *Store) FlushAll() {
 
 // flush empties one table. Caller holds sh.mu.
 func (sh *shard) flush(db int) {
-	t := &sh.tables[db]
-	var freed int64
-	for _, e := range t.buckets {
-		for ; e != nil; e = e.next {
-			freed += e.mem()
-		}
+	t := &sh.dbs[db]
+	total := t.acct.total
+	total.Add(-t.acct.used)
+	*t = keyTable{}
+	t.init(total)
+}
+
+// SwapDB exchanges the contents of databases a and b, atomically.
+func (s *Store) SwapDB(a, b int) {
+	var m shardSet
+	for i := range s.shards {
+		m.add(i)
 	}
-	sh.account(-freed)
-	*t = table{}
+	s.lockSet(&m)
+	defer s.unlockSet(&m)
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.dbs[a], sh.dbs[b] = sh.dbs[b], sh.dbs[a]
+		sh.dbs[a].a.acct, sh.dbs[b].a.acct = &sh.dbs[a].acct, &sh.dbs[b].acct
+	}
+	x, y := s.avgTTL[a].Load(), s.avgTTL[b].Load()
+	s.avgTTL[a].Store(y)
+	s.avgTTL[b].Store(x)
+}
+
+// RehashCycle moves hash-table buckets of tables being resized for about
+// budget, as Redis's databasesCron does with dictRehashMilliseconds, so that
+// tables finish growing even when they are rarely touched.
+func (s *Store) RehashCycle(budget time.Duration) {
+	start := time.Now()
+	n := len(s.shards)
+	first := int(s.rehashNext.Add(1)) % n
+	for i := 0; i < n; i++ {
+		sh := &s.shards[(first+i)%n]
+		sh.mu.Lock()
+		for db := range sh.dbs {
+			t := &sh.dbs[db]
+			for t.keys.rehashing() {
+				t.keys.step(&t.a, 100)
+				if time.Since(start) > budget {
+					sh.mu.Unlock()
+					return
+				}
+			}
+		}
+		sh.mu.Unlock()
+	}
 }

@@ -21,34 +21,39 @@ type SetOptions struct {
 	KeepTTL  bool  // keep the key's current TTL
 }
 
-// table returns db's table in sh.
-func (sh *shard) table(db int) *table { return &sh.tables[db] }
+// getString finds key as a string: it returns its kv and OK, NotFound or
+// WrongType. The caller releases k.
+func (s *Store) getString(db int, key []byte, now int64) (kv, Status) {
+	k := s.acquire(db, key, now, true)
+	if !k.exists() {
+		return k, NotFound
+	}
+	return k, k.check(TypeString)
+}
 
 // Get appends key's value to dst through enc. It returns NotFound, leaving
-// dst as it is, when key does not exist.
+// dst as it is, when key does not exist, and WrongType when it is not a
+// string.
 func (s *Store) Get(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	e := sh.lookup(sh.table(db), h, key, now, true)
-	if e == nil {
-		return dst, NotFound
+	k, st := s.getString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return dst, st
 	}
-	return enc(dst, e.val), OK
+	return enc(dst, k.val()), OK
 }
 
 // MGet appends, for each key in order, its value through enc or, when it
-// does not exist, what missing appends (such as a RESP null). It locks every
-// shard involved at once, so it never sees half of a concurrent MSet.
+// does not exist or is not a string, what missing appends (such as a RESP
+// null). It locks every shard involved at once, so it never sees half of a
+// concurrent MSet.
 func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFunc, missing func(dst []byte) []byte) []byte {
 	var m shardSet
 	s.lockKeys(&m, keys, 1)
 	defer s.unlockSet(&m)
-	for _, k := range keys {
-		h := s.hash(k)
-		sh := &s.shards[s.shardIndex(h)]
-		if e := sh.lookup(sh.table(db), h, k, now, true); e != nil {
-			dst = enc(dst, e.val)
+	for _, key := range keys {
+		if k := s.find(db, key, now, true); k.kind() == TypeString {
+			dst = enc(dst, k.val())
 		} else {
 			dst = missing(dst)
 		}
@@ -56,94 +61,102 @@ func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFun
 	return dst
 }
 
-// Set stores a copy of val under key. It returns NotSet when opts.Mode's
-// condition does not hold, OK otherwise.
+// Set stores a copy of val under key, replacing a value of any type. It
+// returns NotSet when opts.Mode's condition does not hold, OK otherwise.
 func (s *Store) Set(db int, key, val []byte, now int64, opts SetOptions) Status {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	_, _, st := sh.set(sh.table(db), h, key, val, now, opts, nil, nil)
+	k := s.acquire(db, key, now, false)
+	defer k.release()
+	_, _, st := k.set(key, val, opts, nil, nil)
 	return st
 }
 
 // SetGet is SET ... GET: it appends the old value to dst through enc, then
 // sets key as Set does. found reports whether there was an old value; st is
-// NotSet when opts.Mode's condition did not hold.
+// NotSet when opts.Mode's condition did not hold, WrongType when the old
+// value is not a string (and nothing is set).
 func (s *Store) SetGet(db int, key, val []byte, now int64, opts SetOptions, dst []byte, enc EncodeFunc) (out []byte, found bool, st Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	return sh.set(sh.table(db), h, key, val, now, opts, dst, enc)
+	k := s.acquire(db, key, now, true) // SET ... GET reads, as Redis counts it
+	defer k.release()
+	if st := k.check(TypeString); st != OK {
+		return dst, true, st
+	}
+	return k.set(key, val, opts, dst, enc)
 }
 
-// set implements Set and SetGet. Caller holds sh.mu.
-func (sh *shard) set(t *table, h uint64, key, val []byte, now int64, o SetOptions, dst []byte, enc EncodeFunc) ([]byte, bool, Status) {
-	e := sh.lookup(t, h, key, now, enc != nil) // SET ... GET reads, as Redis counts it
-	found := e != nil
+// set implements Set and SetGet.
+func (k *kv) set(key, val []byte, o SetOptions, dst []byte, enc EncodeFunc) ([]byte, bool, Status) {
+	found := k.exists()
 	if found && enc != nil {
-		dst = enc(dst, e.val)
+		dst = enc(dst, k.val())
 	}
 	if (o.Mode == SetNX && found) || (o.Mode == SetXX && !found) {
 		return dst, found, NotSet
 	}
-	if e == nil {
-		sh.add(t, h, key, val, o.ExpireAt, now)
-		return dst, found, OK
-	}
-	sh.setVal(e, val)
-	if !o.KeepTTL {
-		t.setTTL(e, o.ExpireAt)
-	}
+	k.putString(key, val, stringEncoding(val), o.ExpireAt, o.KeepTTL)
 	return dst, found, OK
+}
+
+// putString makes the key a string holding a copy of val, created or
+// overwritten in place when the old value is a string whose chunk fits,
+// with TTL at unless keepTTL.
+func (k *kv) putString(key, val []byte, e Encoding, at int64, keepTTL bool) {
+	if k.exists() && k.kind() != TypeString {
+		if keepTTL {
+			at = k.expireAt()
+		}
+		k.del()
+	}
+	if !k.exists() {
+		k.create(key, TypeString, e, val, 0, at)
+		return
+	}
+	k.setVal(val)
+	k.setEnc(e)
+	if !keepTTL {
+		k.setTTL(at)
+	}
 }
 
 // MSet sets every key-value pair of kv (key, value, key, value, ...),
 // clearing their TTLs. kv must have an even length.
-func (s *Store) MSet(db int, kv [][]byte, now int64) {
+func (s *Store) MSet(db int, kvs [][]byte, now int64) {
 	var m shardSet
-	s.lockKeys(&m, kv, 2)
+	s.lockKeys(&m, kvs, 2)
 	defer s.unlockSet(&m)
-	for i := 0; i < len(kv); i += 2 {
-		h := s.hash(kv[i])
-		sh := &s.shards[s.shardIndex(h)]
-		sh.set(sh.table(db), h, kv[i], kv[i+1], now, SetOptions{}, nil, nil)
+	for i := 0; i < len(kvs); i += 2 {
+		k := s.find(db, kvs[i], now, false)
+		k.set(kvs[i], kvs[i+1], SetOptions{}, nil, nil)
 	}
 }
 
 // MSetNX sets every pair of kv, as MSet does, only if none of the keys
 // exists, atomically. It reports whether it set them.
-func (s *Store) MSetNX(db int, kv [][]byte, now int64) bool {
+func (s *Store) MSetNX(db int, kvs [][]byte, now int64) bool {
 	var m shardSet
-	s.lockKeys(&m, kv, 2)
+	s.lockKeys(&m, kvs, 2)
 	defer s.unlockSet(&m)
-	for i := 0; i < len(kv); i += 2 {
-		h := s.hash(kv[i])
-		sh := &s.shards[s.shardIndex(h)]
-		if sh.lookup(sh.table(db), h, kv[i], now, false) != nil {
+	for i := 0; i < len(kvs); i += 2 {
+		if k := s.find(db, kvs[i], now, false); k.exists() {
 			return false
 		}
 	}
-	for i := 0; i < len(kv); i += 2 {
-		h := s.hash(kv[i])
-		sh := &s.shards[s.shardIndex(h)]
-		sh.set(sh.table(db), h, kv[i], kv[i+1], now, SetOptions{}, nil, nil)
+	for i := 0; i < len(kvs); i += 2 {
+		k := s.find(db, kvs[i], now, false)
+		k.set(kvs[i], kvs[i+1], SetOptions{}, nil, nil)
 	}
 	return true
 }
 
 // GetDel appends key's value to dst through enc and deletes key. It returns
-// NotFound when key does not exist.
+// NotFound when key does not exist and WrongType when it is not a string.
 func (s *Store) GetDel(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, true)
-	if e == nil {
-		return dst, NotFound
+	k, st := s.getString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return dst, st
 	}
-	dst = enc(dst, e.val)
-	sh.del(t, e)
+	dst = enc(dst, k.val())
+	k.del()
 	return dst, OK
 }
 
@@ -155,51 +168,47 @@ type GetExOptions struct {
 }
 
 // GetEx appends key's value to dst through enc, then changes its TTL as o
-// says. It returns NotFound when key does not exist.
+// says. It returns NotFound when key does not exist and WrongType when it
+// is not a string.
 func (s *Store) GetEx(db int, key []byte, now int64, o GetExOptions, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, true)
-	if e == nil {
-		return dst, NotFound
+	k, st := s.getString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return dst, st
 	}
-	dst = enc(dst, e.val)
+	dst = enc(dst, k.val())
 	switch {
 	case o.ExpireAt != 0 && o.ExpireAt <= now:
-		sh.del(t, e)
+		k.del()
 	case o.ExpireAt != 0:
-		t.setTTL(e, o.ExpireAt)
+		k.setTTL(o.ExpireAt)
 	case o.Persist:
-		t.setTTL(e, 0)
+		k.setTTL(0)
 	}
 	return dst, OK
 }
 
 // StrLen returns the length of key's value, 0 when it does not exist.
-func (s *Store) StrLen(db int, key []byte, now int64) int {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	if e := sh.lookup(sh.table(db), h, key, now, true); e != nil {
-		return len(e.val)
+func (s *Store) StrLen(db int, key []byte, now int64) (int, Status) {
+	k, st := s.getString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return 0, st
 	}
-	return 0
+	return len(k.val()), OK
 }
 
 // GetRange appends through enc the substring of key's value from start to
 // end inclusive, where negative offsets count from the end, as GETRANGE
 // does. It returns NotFound, leaving dst alone, when key does not exist.
 func (s *Store) GetRange(db int, key []byte, now int64, start, end int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	e := sh.lookup(sh.table(db), h, key, now, true)
-	if e == nil {
-		return dst, NotFound
+	k, st := s.getString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return dst, st
 	}
-	n := int64(len(e.val))
+	v := k.val()
+	n := int64(len(v))
 	if start < 0 && end < 0 && start > end {
 		return enc(dst, nil), OK
 	}
@@ -217,22 +226,29 @@ func (s *Store) GetRange(db int, key []byte, now int64, start, end int64, dst []
 	if start > end || n == 0 {
 		return enc(dst, nil), OK
 	}
-	return enc(dst, e.val[start:end+1]), OK
+	return enc(dst, v[start:end+1]), OK
+}
+
+// writeString finds key for a change of its string value: NotFound is not
+// an error here, WrongType is. The caller releases k.
+func (s *Store) writeString(db int, key []byte, now int64) (kv, Status) {
+	k := s.acquire(db, key, now, false)
+	return k, k.check(TypeString)
 }
 
 // IncrBy adds delta to the integer stored at key (0 when missing) and
 // returns the result. It returns NotInteger when the value is not a 64-bit
 // decimal integer and Overflow when the sum does not fit.
 func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
+	k, st := s.writeString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return 0, st
+	}
 	var v int64
-	if e != nil {
+	if k.exists() {
 		var ok bool
-		if v, ok = ParseInt(e.val); !ok {
+		if v, ok = ParseInt(k.val()); !ok {
 			return 0, NotInteger
 		}
 	}
@@ -241,12 +257,7 @@ func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Statu
 	}
 	v += delta
 	var tmp [20]byte
-	digits := strconv.AppendInt(tmp[:0], v, 10)
-	if e == nil {
-		sh.add(t, h, key, digits, 0, now)
-	} else {
-		sh.setVal(e, digits)
-	}
+	k.putString(key, strconv.AppendInt(tmp[:0], v, 10), EncInt, 0, true)
 	return v, OK
 }
 
@@ -256,26 +267,24 @@ func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Statu
 // text to dst through enc. It returns NotFloat when the value or incr is not
 // a number and NaNOrInf when the result would not be finite.
 func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
-	var cur []byte
-	if e != nil {
-		cur = e.val
-	} else {
-		cur = []byte("0")
+	k, st := s.writeString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return dst, st
+	}
+	cur := []byte("0")
+	if k.exists() {
+		cur = k.val()
 	}
 	text, st := addLongDouble(cur, incr)
 	if st != OK {
 		return dst, st
 	}
-	if e == nil {
-		sh.add(t, h, key, text, 0, now)
-	} else {
-		sh.setVal(e, text)
+	e := EncEmbstr
+	if len(text) > embstrMax {
+		e = EncRaw
 	}
+	k.putString(key, text, e, 0, true)
 	return enc(dst, text), OK
 }
 
@@ -283,21 +292,21 @@ func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []by
 // returns the new length. It returns TooLarge when the result would exceed
 // MaxValueLen.
 func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
-	if e == nil {
-		sh.add(t, h, key, val, 0, now)
+	k, st := s.writeString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return 0, st
+	}
+	if !k.exists() {
+		k.create(key, TypeString, EncRaw, val, 0, 0)
 		return len(val), OK
 	}
-	n := len(e.val) + len(val)
+	old := len(k.val())
+	n := old + len(val)
 	if n > MaxValueLen {
 		return 0, TooLarge
 	}
-	sh.grow(e, n)
-	copy(e.val[n-len(val):], val)
+	copy(k.grow(n)[old:], val)
 	return n, OK
 }
 
@@ -306,49 +315,46 @@ func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
 // creates no key. It returns TooLarge when the result would exceed
 // MaxValueLen.
 func (s *Store) SetRange(db int, key []byte, offset int64, val []byte, now int64) (int, Status) {
-	h := s.hash(key)
-	sh := s.lock(h)
-	defer sh.mu.Unlock()
-	t := sh.table(db)
-	e := sh.lookup(t, h, key, now, false)
+	k, st := s.writeString(db, key, now)
+	defer k.release()
+	if st != OK {
+		return 0, st
+	}
 	if len(val) == 0 {
-		if e == nil {
+		if !k.exists() {
 			return 0, OK
 		}
-		return len(e.val), OK
+		return len(k.val()), OK
 	}
 	if offset > MaxValueLen-int64(len(val)) {
 		return 0, TooLarge
 	}
 	end := int(offset) + len(val)
-	if e == nil {
-		e = sh.add(t, h, key, nil, 0, now)
+	if !k.exists() {
+		k.create(key, TypeString, EncRaw, nil, end, 0)
 	}
-	if end > len(e.val) {
-		sh.grow(e, end)
+	v := k.val()
+	if end > len(v) {
+		v = k.grow(end)
 	}
-	copy(e.val[offset:], val)
-	return len(e.val), OK
+	copy(v[offset:], val)
+	k.setEnc(EncRaw)
+	return len(v), OK
 }
 
-// grow extends e's value to n bytes, zero-filling the new tail, in place
-// when it fits. Caller holds sh.mu.
-func (sh *shard) grow(e *entry, n int) {
-	old := len(e.val)
-	if n <= cap(e.val) {
-		e.val = e.val[:n]
-		clear(e.val[old:])
-		return
-	}
-	before := e.mem()
-	nc := max(n, 2*cap(e.val))
+// grow extends a string value to n bytes, zero-filling the new tail, and
+// makes it raw. When it moves the value it reserves room as Redis's
+// sdsMakeRoomFor does: double, or 1 MiB more past 1 MiB.
+func (k *kv) grow(n int) []byte {
+	old := len(k.val())
+	extra := n
 	if n >= 1<<20 {
-		nc = n + 1<<20 // Redis's SDS_MAX_PREALLOC
+		extra = 1 << 20 // Redis's SDS_MAX_PREALLOC
 	}
-	v := make([]byte, n, nc)
-	copy(v, e.val)
-	e.val = v
-	sh.account(e.mem() - before)
+	v := k.resize(n, extra)
+	clear(v[old:])
+	k.setEnc(EncRaw)
+	return v
 }
 
 // ParseInt parses b as Redis's string2ll does: an optional '-', then

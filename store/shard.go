@@ -1,52 +1,60 @@
 package store
 
 import (
-	"bytes"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 )
 
-// entryOverhead approximates the bytes an entry costs beyond its key and
-// value: the struct, the slice headers and its bucket slot.
-const entryOverhead = 96
+// A key record (a dict record whose key is a key of the keyspace):
+//
+//	0  next      ref
+//	4  hash      uint32: 24 bits of hash, the Type in bits 24-27, the Encoding in 28-31
+//	8  klen      uint32
+//	12 vlen      uint32: bytes of value in use
+//	16 expireAt  int64: Unix ms, 0 for no TTL
+//	24 lru       uint32: 24-bit LRU clock, the chunk's class in the top byte
+//	28 ttlIdx    uint32: index in keyTable.expires
+//	32 key, then the value
+//
+// A string, listpack or intset value is stored in the record itself, with
+// the chunk's spare room after it for in-place growth; a value encoded as
+// a hash table is a 4-byte index into keyTable.objs.
+const (
+	keyExpire = 16
+	keyLRU    = 24
+	keyTTLIdx = 28
+	keyHdr    = 32
+)
 
-// entry is one key. Its fields are guarded by the lock of its shard.
-type entry struct {
-	next     *entry
-	hash     uint64
-	key      []byte
-	val      []byte // len is the value; cap is reused by in-place writes
-	expireAt int64  // Unix ms; 0 means no TTL
-	ttlIdx   int32  // index in table.expires, -1 when expireAt == 0
-	lru      uint32 // lruClock of the last access, for eviction (evict.go)
-}
-
-// mem is the entry's share of UsedMemory.
-func (e *entry) mem() int64 { return int64(entryOverhead + len(e.key) + cap(e.val)) }
-
-// table is one database's part of one shard: chained buckets whose count is 0
-// or a power of two, and the entries that carry a TTL for active expiry.
-type table struct {
-	buckets []*entry
-	count   int      // entries in buckets
-	expires []*entry // entries with expireAt != 0; expires[i].ttlIdx == i
-}
-
-// shard is one lock's worth of the keyspace, holding a table per database.
+// shard is one lock's worth of the keyspace: a contiguous range of hash
+// slots, holding a keyTable per database.
 type shard struct {
-	mu     sync.Mutex
-	tables []table // one per database
+	mu  sync.Mutex
+	dbs []keyTable // one per database
 	// guarded by mu
-	used    int64  // approximate bytes of the shard's entries
-	hits    int64  // keyspace_hits
-	misses  int64  // keyspace_misses
-	expired int64  // keys deleted because their TTL passed
-	evicted int64  // keys deleted by Evict
-	rnd     uint64 // xorshift state for sampling
-	// immutable after New
-	total *atomic.Int64 // the Store's used, which account keeps in step
-	_     [64]byte
+	hits    int64   // keyspace_hits
+	misses  int64   // keyspace_misses
+	expired int64   // keys deleted because their TTL passed
+	evicted int64   // keys deleted by Evict
+	rnd     uint64  // xorshift state for sampling
+	_       [64]byte
+}
+
+// keyTable is one database's part of one shard.
+type keyTable struct {
+	acct    memAcct // bytes of the table's chunks and bucket arrays
+	a       arena
+	keys    dict
+	expires []ref    // records with a TTL; the record's ttlIdx is its index
+	objs    []dict   // values encoded as hash tables, by index
+	objFree []uint32 // free indexes of objs
+	slots   []uint32 // keys per hash slot of the shard's range, nil while empty
+}
+
+func (t *keyTable) init(total *atomic.Int64) {
+	t.acct = memAcct{total: total}
+	t.a.init(&t.acct)
+	t.keys = newDict(keyHdr, 1<<dictMaxBits-1)
 }
 
 // rand returns the next pseudo-random number of the shard. Caller holds mu.
@@ -59,121 +67,169 @@ func (sh *shard) rand() uint64 {
 	return x
 }
 
-// find returns the entry for key, or nil.
-func (t *table) find(h uint64, key []byte) *entry {
-	if len(t.buckets) == 0 {
-		return nil
-	}
-	for e := t.buckets[h&uint64(len(t.buckets)-1)]; e != nil; e = e.next {
-		if e.hash == h && bytes.Equal(e.key, key) {
-			return e
-		}
-	}
-	return nil
+// Record field accessors; b is a.at(r) of a key record.
+
+func keyHashWord(h uint32, t Type, e Encoding) uint32 {
+	return h&(1<<dictMaxBits-1) | uint32(t)<<24 | uint32(e)<<28
+}
+func recType(b []byte) Type         { return Type(b[recHash+3] & 0x0f) }
+func recEnc(b []byte) Encoding      { return Encoding(b[recHash+3] >> 4) }
+func setRecEnc(b []byte, e Encoding) { b[recHash+3] = b[recHash+3]&0x0f | byte(e)<<4 }
+func recExpire(b []byte) int64      { return int64(le.Uint64(b[keyExpire:])) }
+func setRecExpire(b []byte, at int64) {
+	le.PutUint64(b[keyExpire:], uint64(at))
+}
+func recLRU(b []byte) uint32        { return le.Uint32(b[keyLRU:]) & lruClockMax }
+func recClass(b []byte) uint8       { return b[keyLRU+3] }
+func setRecLRU(b []byte, lru uint32) {
+	le.PutUint32(b[keyLRU:], lru&lruClockMax|uint32(b[keyLRU+3])<<24)
+}
+func recTTLIdx(b []byte) int        { return int(le.Uint32(b[keyTTLIdx:])) }
+func setRecTTLIdx(b []byte, i int)  { le.PutUint32(b[keyTTLIdx:], uint32(i)) }
+func recKeyOf(b []byte) []byte      { return recKey(b, keyHdr) }
+func recVal(b []byte) []byte {
+	off := keyHdr + recKlenOf(b)
+	return b[off : off+recVlenOf(b) : off+recVlenOf(b)]
 }
 
-// insert links e, which must not be present, growing the table when its
-// load factor passes 1.
-func (t *table) insert(e *entry) {
-	if t.count >= len(t.buckets) {
-		n := 4
-		if len(t.buckets) > 0 {
-			n = len(t.buckets) * 2
-		}
-		t.resize(n)
+// recCap returns the bytes of value a key record's chunk has room for.
+func recCap(b []byte) int {
+	c := recClass(b)
+	sz := len(b) // a large chunk is its whole page
+	if c != classLarge {
+		sz = int(classSizes[c])
 	}
-	i := e.hash & uint64(len(t.buckets)-1)
-	e.next = t.buckets[i]
-	t.buckets[i] = e
-	t.count++
-	if e.expireAt != 0 {
-		t.addTTL(e)
-	}
+	return sz - keyHdr - recKlenOf(b)
 }
 
-// remove unlinks e, shrinking the table when it is less than 1/8 full.
-func (t *table) remove(e *entry) {
-	i := e.hash & uint64(len(t.buckets)-1)
-	p := &t.buckets[i]
-	for *p != e {
-		p = &(*p).next
-	}
-	*p = e.next
-	e.next = nil
-	t.count--
-	if e.expireAt != 0 {
-		t.dropTTL(e)
-	}
-	if len(t.buckets) > 4 && t.count < len(t.buckets)/8 {
-		n := len(t.buckets)
-		for n > 4 && t.count < n/2 {
-			n /= 2
-		}
-		t.resize(n)
-	}
-	if t.count == 0 {
-		t.buckets = nil
-		t.expires = nil
-	}
+func (t *keyTable) expired(b []byte, now int64) bool {
+	at := recExpire(b)
+	return at != 0 && at <= now
 }
 
-// resize rehashes every entry into n buckets.
-func (t *table) resize(n int) {
-	nb := make([]*entry, n)
-	mask := uint64(n - 1)
-	for _, e := range t.buckets {
-		for e != nil {
-			next := e.next
-			i := e.hash & mask
-			e.next = nb[i]
-			nb[i] = e
-			e = next
-		}
-	}
-	t.buckets = nb
+// newRec allocates a key record for key with room for vcap bytes of value,
+// and fills its header; the value bytes are left for the caller.
+func (t *keyTable) newRec(h uint32, key []byte, typ Type, enc Encoding, vlen, vcap int, lru uint32) (ref, []byte) {
+	r, c, b := t.a.alloc(keyHdr + len(key) + vcap)
+	le.PutUint32(b[recHash:], keyHashWord(h, typ, enc))
+	le.PutUint32(b[recKlen:], uint32(len(key)))
+	setRecVlen(b, vlen)
+	setRecExpire(b, 0)
+	le.PutUint32(b[keyLRU:], lru&lruClockMax|uint32(c)<<24)
+	copy(b[keyHdr:], key)
+	return r, b
 }
 
-// setTTL sets or clears (at == 0) e's expiry, keeping expires in step.
-func (t *table) setTTL(e *entry, at int64) {
+func (t *keyTable) freeRec(r ref, b []byte) {
+	t.a.release(r, recClass(b), keyHdr+recKlenOf(b)+recVlenOf(b))
+}
+
+// insert links a new record r, with expiry at (0 for none), counting its slot.
+func (t *keyTable) insert(r ref, h uint32, slot uint16, sbits uint, at int64) {
+	t.keys.add(&t.a, r, h)
+	if at != 0 {
+		t.addTTL(r, at)
+	}
+	t.slotAdd(slot, sbits, 1)
+}
+
+// remove unlinks and frees record r, releasing its hash-table value.
+func (t *keyTable) remove(r ref, sbits uint) {
+	b := t.a.at(r)
+	h := le.Uint32(b[recHash:]) & t.keys.hmask
+	if recExpire(b) != 0 {
+		t.dropTTL(b)
+	}
+	t.slotAdd(KeySlot(recKeyOf(b)), sbits, -1)
+	t.keys.unlink(&t.a, r, h)
+	if recEnc(b) == EncHashtable {
+		t.dropObj(int(le.Uint32(recVal(b))))
+	}
+	t.freeRec(r, b)
+}
+
+func (t *keyTable) slotAdd(slot uint16, sbits uint, d int) {
+	local := int(slot) & (1<<(16-2-sbits) - 1)
+	if t.slots == nil {
+		t.slots = make([]uint32, 1<<(14-sbits))
+	}
+	t.slots[local] += uint32(d)
+}
+
+// setTTL sets or clears (at == 0) r's expiry, keeping expires in step.
+func (t *keyTable) setTTL(r ref, at int64) {
+	b := t.a.at(r)
+	cur := recExpire(b)
 	switch {
-	case e.expireAt == 0 && at != 0:
-		e.expireAt = at
-		t.addTTL(e)
-	case e.expireAt != 0 && at == 0:
-		t.dropTTL(e)
-		e.expireAt = 0
+	case cur == 0 && at != 0:
+		t.addTTL(r, at)
+	case cur != 0 && at == 0:
+		t.dropTTL(b)
+		setRecExpire(b, 0)
 	default:
-		e.expireAt = at
+		setRecExpire(b, at)
 	}
 }
 
-func (t *table) addTTL(e *entry) {
-	e.ttlIdx = int32(len(t.expires))
-	t.expires = append(t.expires, e)
+func (t *keyTable) addTTL(r ref, at int64) {
+	b := t.a.at(r)
+	setRecExpire(b, at)
+	setRecTTLIdx(b, len(t.expires))
+	t.expires = append(t.expires, r)
 }
 
-func (t *table) dropTTL(e *entry) {
-	i := e.ttlIdx
+func (t *keyTable) dropTTL(b []byte) {
+	i := recTTLIdx(b)
 	last := len(t.expires) - 1
 	t.expires[i] = t.expires[last]
-	t.expires[i].ttlIdx = i
-	t.expires[last] = nil
+	setRecTTLIdx(t.a.at(t.expires[i]), i)
 	t.expires = t.expires[:last]
-	e.ttlIdx = -1
 }
 
-// scanStep visits bucket v&mask and returns the next reverse-binary cursor,
-// 0 when the table has been walked. Redis dict.c dictScan, single table.
-func (t *table) scanStep(v uint64, fn func(e *entry)) uint64 {
-	if len(t.buckets) == 0 {
-		return 0
+// relocate moves record r into a chunk with room for vcap bytes of value,
+// keeping its first keep bytes of value, and returns the new ref and bytes.
+func (t *keyTable) relocate(r ref, vlen, vcap, keep int) (ref, []byte) {
+	b := t.a.at(r)
+	h := le.Uint32(b[recHash:]) & t.keys.hmask
+	nr, c, nb := t.a.alloc(keyHdr + recKlenOf(b) + vcap)
+	b = t.a.at(r) // the page table may have grown
+	n := keyHdr + recKlenOf(b)
+	copy(nb[:n+keep], b[:n+keep])
+	nb[keyLRU+3] = c
+	setRecVlen(nb, vlen)
+	t.keys.relink(&t.a, r, nr, h)
+	if recExpire(b) != 0 {
+		t.expires[recTTLIdx(b)] = nr
 	}
-	mask := uint64(len(t.buckets) - 1)
-	for e := t.buckets[v&mask]; e != nil; e = e.next {
-		fn(e)
-	}
-	v |= ^mask
-	v = bits.Reverse64(v)
-	v++
-	return bits.Reverse64(v)
+	t.freeRec(r, b)
+	return nr, t.a.at(nr)
 }
+
+// newObj stores d as a hash-table value and returns its index.
+func (t *keyTable) newObj(d dict) int {
+	if n := len(t.objFree); n > 0 {
+		i := int(t.objFree[n-1])
+		t.objFree = t.objFree[:n-1]
+		t.objs[i] = d
+		return i
+	}
+	t.objs = append(t.objs, d)
+	return len(t.objs) - 1
+}
+
+// dropObj frees hash-table value i and its records.
+func (t *keyTable) dropObj(i int) {
+	d := &t.objs[i]
+	d.each(&t.a, func(r ref) bool {
+		b := t.a.at(r)
+		t.a.release(r, classOf(fieldHdr+recKlenOf(b)+recVlenOf(b)), fieldHdr+recKlenOf(b)+recVlenOf(b))
+		return true
+	})
+	t.a.acct.add(-d.arrayBytes())
+	*d = dict{}
+	t.objFree = append(t.objFree, uint32(i))
+}
+
+// fieldHdr is the header of a record of a hash-table value (a hash's field
+// and value, or a set's member): the common 16 bytes only.
+const fieldHdr = 16
