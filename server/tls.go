@@ -508,10 +508,12 @@ func growPending(l *tlsLoop, p []byte) []byte {
 }
 
 // tlsOverLimit applies client-query-buffer-limit to what a TLS connection
-// holds unparsed: its pending plaintext and the ciphertext left in the
-// transport.
+// holds unparsed: its pending plaintext, the ciphertext left in the
+// transport and, while handshaking, the part of a handshake message the
+// engine holds (a ClientHello may reach 128 KiB), all within
+// tlsHandshakeInputLimit.
 func (h *handler) tlsOverLimit(cs *connState, left int) bool {
-	q := int64(left + len(cs.pending))
+	q := int64(left + len(cs.pending) + cs.tls.eng.Buffered())
 	if q != cs.pubQbuf {
 		cs.pubQbuf = q
 		cs.shared.qbuf.Store(q)

@@ -444,3 +444,27 @@ func TestTLSInputWhileHandshakeWaitsIsBounded(t *testing.T) {
 		t.Errorf("after %d bytes sent while the handshake waited the connection is still open", sent)
 	}
 }
+
+// TestTLSPartialClientHelloCountsInQueryBuffer: the part of a large
+// ClientHello the engine holds (it may reach 128 KiB) counts in the
+// handshaking connection's budget, seen as its qbuf in CLIENT LIST.
+func TestTLSPartialClientHelloCountsInQueryBuffer(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{})
+	c, err := net.Dial("tcp", s.TLSAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := 120 << 10
+	hello := append([]byte{1, byte(body >> 16), byte(body >> 8), byte(body)}, make([]byte, 100<<10)...)
+	for off := 0; off < len(hello); off += 1 << 14 {
+		frag := hello[off:min(off+1<<14, len(hello))]
+		if _, err := c.Write(append([]byte{22, 3, 1, byte(len(frag) >> 8), byte(len(frag))}, frag...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin := dialRaw(t, s.Addr())
+	want := "qbuf=" + strconv.Itoa(len(hello)) + " "
+	waitFor(t, func() bool { return strings.Contains(admin.do("CLIENT", "LIST"), want) }, "the held ClientHello in qbuf")
+}

@@ -27,6 +27,7 @@ const (
 	AlertInternalError                Alert = 80
 	AlertInappropriateFallback        Alert = 86
 	AlertUserCanceled                 Alert = 90
+	AlertNoRenegotiation              Alert = 100 // RFC 5246, Section 7.2.2: a warning
 	AlertMissingExtension             Alert = 109
 	AlertUnsupportedExtension         Alert = 110
 	AlertUnrecognizedName             Alert = 112
@@ -62,6 +63,7 @@ var alertNames = map[Alert]string{
 	AlertInternalError:          "internal_error",
 	AlertInappropriateFallback:  "inappropriate_fallback",
 	AlertUserCanceled:           "user_canceled",
+	AlertNoRenegotiation:        "no_renegotiation",
 	AlertMissingExtension:       "missing_extension",
 	AlertUnsupportedExtension:   "unsupported_extension",
 	AlertUnrecognizedName:       "unrecognized_name",

@@ -58,7 +58,11 @@
 //
 // Every failure is a fatal *AlertError carrying the RFC 8446 Section 6 alert.
 // Early data is never accepted; undecryptable 0-RTT records are skipped up
-// to 64 KiB (RFC 8446, Section 4.2.10). TLS 1.2 (handshake_server_tls12.go,
+// to 64 KiB in the first flight only: until a record opens, or until the
+// second ClientHello after a HelloRetryRequest (RFC 8446, Section 4.2.10).
+// KeyUpdates are processed in bursts of up to 64; a key nearing its AEAD
+// limit (Section 5.5) is replaced: ours by a KeyUpdate, the client's by
+// asking for one. TLS 1.2 (handshake_server_tls12.go,
 // off unless Config.MinVersion is VersionTLS12) branches off at the version
 // dispatch in readClientHello.
 //

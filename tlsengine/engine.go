@@ -148,13 +148,20 @@ const (
 
 // Limits.
 const (
-	maxHandshakeMsg        = 64 << 10  // any handshake message but a client Certificate
+	maxHandshakeMsg        = 64 << 10  // any handshake message but a ClientHello or a client Certificate
 	maxCertificateMsg      = 256 << 10 // client Certificate
-	maxUselessRecords      = 16        // consecutive empty/CCS/warning/KeyUpdate records
+	maxUselessRecords      = 16        // consecutive empty/CCS/warning/renegotiation records
 	maxEarlyDataSkip       = 1 << 16   // bytes of refused early data skipped (RFC 8446, Section 4.2.10)
-	keyUpdateAfterRecords  = 1 << 23   // send our own KeyUpdate before the AEAD limits (Section 5.5)
-	maxKeyUpdatesPerSecond = 8         // received KeyUpdates allowed per second of Config.Now
+	maxKeyUpdatesInRow     = 64        // received KeyUpdates with no application data between them
+	maxKeyUpdatesPerSecond = 64        // received KeyUpdates allowed per second of Config.Now
 )
+
+// keyUpdateAfterRecords is the record count at which a traffic key is
+// replaced, well before the AES-GCM usage limit of RFC 8446, Section 5.5
+// (2^24.5 full records): our write key by a KeyUpdate of our own, the
+// client's by asking it for one (update_requested). A variable only so
+// that tests can bring the point near.
+var keyUpdateAfterRecords uint64 = 1 << 23
 
 // ConnectionState describes a connection after (or during) the handshake.
 type ConnectionState struct {
@@ -186,6 +193,7 @@ type Engine struct {
 	kuQ       bool // our KeyUpdate (update_not_requested) is queued
 	kuReqQ    bool // queued KeyUpdate asks the peer to update too
 	closeQ    bool // close_notify is queued
+	renegQ    bool // a warning no_renegotiation is queued (TLS 1.2)
 	closeSent bool
 	peerClose bool
 	done      bool // handshake complete
@@ -194,6 +202,7 @@ type Engine struct {
 	kuBuf     [5]byte
 	kuSecond  int64 // Config.Now second of the last received KeyUpdate
 	kuCount   int   // KeyUpdates received in kuSecond; <= maxKeyUpdatesPerSecond
+	kuRow     int   // KeyUpdates received since the last application data; <= maxKeyUpdatesInRow
 	kuLen     int   // bytes of a post-handshake handshake message split across records
 	sendLimit int   // max plaintext per record we send (record_size_limit - 1)
 	recvLimit int   // max plaintext per record we accept
@@ -229,6 +238,17 @@ func (e *Engine) ReleaseIdle() bool {
 	in := e.in.shed()
 	out := e.out.shed()
 	return in || out
+}
+
+// Buffered returns how many bytes of an incomplete handshake message the
+// Engine holds, copied out of consumed records: at most about 256 KiB (a
+// ClientHello or a client Certificate). A server counts them with the
+// unread input of a handshaking connection.
+func (e *Engine) Buffered() int {
+	if e.hs == nil {
+		return 0
+	}
+	return len(e.hs.buf)
 }
 
 // Err returns the sticky fatal error, or nil.
@@ -280,7 +300,7 @@ func (e *Engine) hasOutput() bool {
 	if e.err != nil {
 		return e.hs != nil && len(e.hs.out) > 0
 	}
-	return e.kuQ || e.closeQ || e.hs != nil && len(e.hs.out) > 0
+	return e.kuQ || e.closeQ || e.renegQ || e.hs != nil && len(e.hs.out) > 0
 }
 
 // fail makes err sticky and queues its alert. Only the first error counts.
@@ -289,7 +309,7 @@ func (e *Engine) fail(err error) error {
 		return e.err
 	}
 	e.err = err
-	e.kuQ, e.closeQ = false, false
+	e.kuQ, e.closeQ, e.renegQ = false, false, false
 	if ae, ok := err.(*AlertError); ok && !ae.Received {
 		e.alert, e.alertQ = ae.Alert, true
 	} else if !ok {
@@ -310,6 +330,10 @@ func (e *Engine) AppendOutput(dst []byte) []byte {
 	e.releaseHandshake()
 	if e.err == nil {
 		dst = e.appendKeyUpdate(dst)
+		if e.renegQ {
+			e.renegQ = false
+			dst = e.appendAlertRecord(dst, alertLevelWarning, AlertNoRenegotiation)
+		}
 		if e.closeQ {
 			e.closeQ = false
 			dst = e.appendAlertRecord(dst, alertLevelWarning, AlertCloseNotify)
@@ -582,7 +606,10 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 		if len(pt) == 0 {
 			return nil, e.uselessRecord()
 		}
-		e.useless = 0
+		e.useless, e.kuRow = 0, 0
+		if e.in.seq == keyUpdateAfterRecords && !e.closeSent {
+			e.kuQ, e.kuReqQ = true, true // the client's key nears its limit: ask it to update
+		}
 		return pt, nil
 	case recordTypeHandshake:
 		if len(pt) == 0 {
@@ -686,10 +713,12 @@ func (e *Engine) readPostHandshake(pt []byte) error {
 }
 
 // readKeyUpdate switches the read key and, when asked, queues our own
-// KeyUpdate at once (RFC 8446, Section 4.6.3).
+// KeyUpdate at once (RFC 8446, Section 4.6.3); several requests before our
+// next write are answered by one KeyUpdate. A burst of maxKeyUpdatesInRow
+// is processed before the anti-abuse limits apply.
 func (e *Engine) readKeyUpdate(m *keyUpdateMsg) error {
-	e.useless++
-	if e.useless > maxUselessRecords {
+	e.kuRow++
+	if e.kuRow > maxKeyUpdatesInRow {
 		return alertErr(AlertUnexpectedMessage, ErrTooManyKeyUpdates)
 	}
 	// At most maxKeyUpdatesPerSecond in any one second of Config.Now.

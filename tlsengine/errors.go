@@ -51,8 +51,6 @@ var (
 	ErrInternal = errors.New("tlsengine: internal error")
 	// ErrNoExtendedMasterSecret means a TLS 1.2 client did not offer RFC 7627.
 	ErrNoExtendedMasterSecret = errors.New("tlsengine: client lacks extended master secret")
-	// ErrRenegotiation means a TLS 1.2 client tried to renegotiate.
-	ErrRenegotiation = errors.New("tlsengine: renegotiation refused")
 	// ErrNoKeyUpdate is returned by KeyUpdate on a TLS 1.2 connection.
 	ErrNoKeyUpdate = errors.New("tlsengine: KeyUpdate needs TLS 1.3")
 	// ErrPeerAlert means the peer sent a fatal alert; AlertError.Alert names it.

@@ -71,8 +71,15 @@ const (
 const (
 	// maxClientHelloBody bounds a ClientHello body. The record layer allows
 	// a handshake message to span records; real ClientHellos (with a
-	// post-quantum key share and a ticket) stay under 2 KiB.
-	maxClientHelloBody = 64 << 10
+	// post-quantum key share and a ticket) stay under 2 KiB, but every
+	// ClientHello the encoding allows is read: up to 128 KiB and a little
+	// more (32,000 signature algorithms and as many cipher suites, a
+	// 65,000-byte padding extension). Until complete, its bytes count in
+	// Engine.Buffered, which a server charges to the connection's
+	// handshake budget. The bound is the largest body the length prefixes
+	// allow: version, random, session_id<0..32>, cipher_suites<2..2^16-2>,
+	// compression_methods<1..2^8-1>, extensions<0..2^16-1>.
+	maxClientHelloBody = 2 + 32 + 1 + 32 + 2 + 0xfffe + 1 + 0xff + 2 + 0xffff
 	// maxHandshakeBody bounds any other handshake message read by the
 	// codec; a certificate chain is the largest.
 	maxHandshakeBody = 256 << 10
@@ -553,6 +560,74 @@ func (m *clientHelloMsg) readPreSharedKey(ext *cryptobyte.String) bool {
 		m.pskBinders = append(m.pskBinders, binder)
 	}
 	return len(m.pskBinders) == len(m.pskIdentities)
+}
+
+// rawExtension is one extension of a raw message, in wire order.
+type rawExtension struct {
+	typ  uint16
+	data []byte
+}
+
+// splitClientHello splits a whole ClientHello (header included) into its
+// fixed part (legacy_version through compression_methods, as bytes) and its
+// extensions in wire order, which alias msg. ok is false if it is malformed.
+func splitClientHello(msg []byte) (fixed []byte, exts []rawExtension, ok bool) {
+	if len(msg) < 4 {
+		return nil, nil, false
+	}
+	body := cryptobyte.String(msg[4:])
+	s := body
+	var skip, list cryptobyte.String
+	if !s.Skip(2+32) || !s.ReadUint8LengthPrefixed(&skip) || !s.ReadUint16LengthPrefixed(&skip) ||
+		!s.ReadUint8LengthPrefixed(&skip) {
+		return nil, nil, false
+	}
+	fixed = body[:len(body)-len(s)]
+	if s.Empty() {
+		return fixed, nil, true
+	}
+	if !s.ReadUint16LengthPrefixed(&list) || !s.Empty() {
+		return nil, nil, false
+	}
+	for !list.Empty() {
+		var x rawExtension
+		var data cryptobyte.String
+		if !list.ReadUint16(&x.typ) || !list.ReadUint16LengthPrefixed(&data) {
+			return nil, nil, false
+		}
+		x.data = data
+		exts = append(exts, x)
+	}
+	return fixed, exts, true
+}
+
+// retriedHelloMatches reports whether the ClientHello second, sent after a
+// HelloRetryRequest, equals first but for what RFC 8446, Section 4.1.2 lets
+// a client change: the key_share contents (the extension keeps its place),
+// early_data removed, a cookie added, pre_shared_key updated or removed,
+// padding. Everything else, the order of extensions included, must be
+// byte-identical.
+func retriedHelloMatches(first, second []byte) bool {
+	f1, e1, ok1 := splitClientHello(first)
+	f2, e2, ok2 := splitClientHello(second)
+	if !ok1 || !ok2 || !bytes.Equal(f1, f2) {
+		return false
+	}
+	isPSK := func(x rawExtension) bool { return x.typ == extensionPreSharedKey }
+	if slices.ContainsFunc(e2, isPSK) && !slices.ContainsFunc(e1, isPSK) {
+		return false
+	}
+	mayChange := func(x rawExtension) bool {
+		switch x.typ {
+		case extensionPadding, extensionEarlyData, extensionCookie, extensionPreSharedKey:
+			return true
+		}
+		return false
+	}
+	e1, e2 = slices.DeleteFunc(e1, mayChange), slices.DeleteFunc(e2, mayChange)
+	return slices.EqualFunc(e1, e2, func(a, b rawExtension) bool {
+		return a.typ == b.typ && (a.typ == extensionKeyShare || bytes.Equal(a.data, b.data))
+	})
 }
 
 // appendTo appends the ClientHello. Extensions go out in a fixed order

@@ -294,11 +294,9 @@ var clientHelloDecodeTests = []struct {
 	{"psk empty identity", chWith(ext(extensionPreSharedKey, cat(u16p(cat(u16p(), []byte{0, 0, 0, 1})...), u16p(u8p(bytesOf(32, 7)...)...))...)), false},
 	{"psk binder of 31 bytes", chWith(ext(extensionPreSharedKey, cat(u16p(cat(u16p(1), []byte{0, 0, 0, 1})...), u16p(u8p(bytesOf(31, 7)...)...))...)), false},
 	{"psk two binders for one identity", chWith(ext(extensionPreSharedKey, cat(u16p(cat(u16p(1), []byte{0, 0, 0, 1})...), u16p(cat(u8p(bytesOf(32, 7)...), u8p(bytesOf(32, 7)...))...))...)), false},
-	// 79 bytes of body besides the padding: version, random, session id,
-	// one suite, one compression method, two length prefixes, an
-	// extension header.
-	{"body of 64 KiB", chWith(ext(extensionPadding, bytesOf(maxClientHelloBody-79, 0)...)), true},
-	{"body over 64 KiB", chWith(ext(extensionPadding, bytesOf(maxClientHelloBody-79+1, 0)...)), false},
+	// The largest body: 32,767 suites, 255 compression methods, 65,535
+	// bytes of extensions.
+	{"largest body", rawClientHello(32, bytesOf(0xfffe, 0x13), bytesOf(0xff, 0), ext(extensionPadding, bytesOf(0xffff-4, 0)...)), true},
 	{"wrong handshake type", append([]byte{typeServerHello}, chWith()[1:]...), false},
 }
 

@@ -31,10 +31,10 @@ import (
 //	established                data, alerts              established
 //
 // Renegotiation is never performed (RFC 5746): renegotiation_info is
-// answered empty, and a ClientHello after the handshake ends the connection
-// with a fatal handshake_failure. (no_renegotiation is a warning only, and a
-// client that asked to renegotiate would otherwise wait for an answer that
-// never comes; the fatal alert tells it at once.)
+// answered empty, and a ClientHello after the handshake is read, dropped
+// and answered with a warning no_renegotiation (RFC 5246, Section 7.2.2);
+// the connection carries on. Any other handshake message after the
+// handshake is unexpected_message.
 //
 // Records (record_tls12.go) have no KeyUpdate: a direction fails with
 // ErrSequenceLimit before its sequence number would wrap (RFC 5246,
@@ -570,7 +570,7 @@ func (e *Engine) resume12(ch *clientHelloMsg, msg []byte, st *sessionState) (sta
 func (e *Engine) readRecord12(rec []byte) ([]byte, error) {
 	typ := rec[0]
 	// RFC 5246, Section 6.2.1: nothing may interleave with a fragmented handshake message.
-	if typ != recordTypeHandshake && e.hs != nil && len(e.hs.buf) > 0 {
+	if typ != recordTypeHandshake && e.partialHandshake() {
 		return nil, errBadRecordType
 	}
 	pt := rec[recordHeaderLen:]
@@ -595,7 +595,7 @@ func (e *Engine) readRecord12(rec []byte) ([]byte, error) {
 			return nil, errBadRecordType // RFC 5246, Section 6.2.1: no empty handshake fragments
 		}
 		if e.done {
-			return nil, alertErr(AlertHandshakeFailure, ErrRenegotiation) // see the file comment
+			return nil, e.readRenegotiation12(pt)
 		}
 		return nil, e.readHandshakeBytes(pt)
 	case recordTypeApplicationData:
@@ -609,6 +609,43 @@ func (e *Engine) readRecord12(rec []byte) ([]byte, error) {
 		return pt, nil
 	}
 	return nil, errBadRecordType
+}
+
+// readRenegotiation12 reads handshake bytes after a TLS 1.2 handshake: a
+// ClientHello, possibly split across records, is a renegotiation attempt.
+// It is dropped unparsed and answered with a warning no_renegotiation once
+// complete (RFC 5246, Section 7.2.2; RFC 5746, Section 4.4); attempts with
+// no application data between them count as ignored records. e.kuBuf holds
+// the message header and e.kuLen counts the message's bytes so far.
+func (e *Engine) readRenegotiation12(pt []byte) error {
+	for len(pt) > 0 {
+		if e.kuLen < 4 {
+			n := copy(e.kuBuf[e.kuLen:4], pt)
+			e.kuLen += n
+			pt = pt[n:]
+			if e.kuBuf[0] != typeClientHello {
+				return errUnexpectedMessage
+			}
+			if e.kuLen < 4 {
+				continue
+			}
+		}
+		total := 4 + (int(e.kuBuf[1])<<16 | int(e.kuBuf[2])<<8 | int(e.kuBuf[3]))
+		if total > 4+maxClientHelloBody {
+			return alertErr(AlertDecodeError, ErrMessageTooLarge)
+		}
+		n := min(len(pt), total-e.kuLen)
+		e.kuLen += n
+		pt = pt[n:]
+		if e.kuLen == total {
+			e.kuLen = 0
+			if err := e.uselessRecord(); err != nil {
+				return err
+			}
+			e.renegQ = true
+		}
+	}
+	return nil
 }
 
 // selectCertificate12 picks the certificate (ECDSA, Ed25519 or RSA), its signature

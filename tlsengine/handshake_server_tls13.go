@@ -169,8 +169,11 @@ func (e *Engine) processMessages() error {
 	for len(hs.buf) >= 4 && !e.blocked() && !e.done {
 		n := int(hs.buf[1])<<16 | int(hs.buf[2])<<8 | int(hs.buf[3])
 		limit := maxHandshakeMsg
-		if hs.buf[0] == typeCertificate {
+		switch hs.buf[0] {
+		case typeCertificate:
 			limit = maxCertificateMsg
+		case typeClientHello:
+			limit = maxClientHelloBody
 		}
 		if n > limit {
 			return alertErr(AlertDecodeError, ErrMessageTooLarge)
@@ -236,6 +239,9 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 		return nil, errHandshakeFailure
 	}
 	if retried {
+		// RFC 8446, Section 4.2.10: early data is skipped only up to the
+		// second ClientHello; after it, every record must open.
+		hs.earlySkip = 0
 		if err := hs.checkSecondClientHello(ch); err != nil {
 			return nil, err
 		}
@@ -284,7 +290,7 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 			return nil, errHandshakeFailure
 		}
 	}
-	if ch.earlyData {
+	if ch.earlyData && !retried {
 		hs.earlySkip = maxEarlyDataSkip // refused: we never accept 0-RTT
 	}
 	hs.transcript.write(msg)
@@ -327,22 +333,15 @@ func negotiateVersion(cfg *Config, ch *clientHelloMsg) (uint16, error) {
 const downgradeCanaryTLS12 = "DOWNGRD\x01"
 
 // checkSecondClientHello enforces RFC 8446, Section 4.1.2: the retried
-// ClientHello equals the first except for key_share, early_data, cookie,
-// pre_shared_key and padding.
+// ClientHello carries one share, for the group we asked for, and no cookie
+// (we send none); otherwise it equals the first byte for byte, extension
+// order included, except for what retriedHelloMatches lets change. An
+// early_data extension kept from the first ClientHello is not a change; the
+// early data it announces is not skipped after a HelloRetryRequest, so it
+// fails with bad_record_mac (readClientHello).
 func (hs *serverHandshake) checkSecondClientHello(ch *clientHelloMsg) error {
-	c1 := hs.ch1
-	if len(ch.keyShares) != 1 || ch.keyShares[0].group != uint16(hs.group) || ch.earlyData || ch.cookie != nil {
-		return errIllegalParameter
-	}
-	same := bytes.Equal(c1.random, ch.random) && bytes.Equal(c1.sessionID, ch.sessionID) &&
-		slices.Equal(c1.cipherSuites, ch.cipherSuites) && c1.serverName == ch.serverName &&
-		slices.Equal(c1.supportedGroups, ch.supportedGroups) &&
-		slices.Equal(c1.signatureAlgorithms, ch.signatureAlgorithms) &&
-		slices.Equal(c1.signatureAlgorithmsCert, ch.signatureAlgorithmsCert) &&
-		slices.Equal(c1.alpnProtocols, ch.alpnProtocols) &&
-		slices.Equal(c1.supportedVersions, ch.supportedVersions) &&
-		bytes.Equal(c1.pskModes, ch.pskModes) && c1.vers == ch.vers
-	if !same {
+	if len(ch.keyShares) != 1 || ch.keyShares[0].group != uint16(hs.group) || ch.cookie != nil ||
+		ch.earlyData && !hs.ch1.earlyData || !retriedHelloMatches(hs.ch1.raw, ch.raw) {
 		return errIllegalParameter
 	}
 	return nil

@@ -122,7 +122,7 @@ var recordFailures = []struct {
 	{"truncated-hello", handshakeRecord([]byte{typeClientHello, 0, 0, 3, 3, 3, 0}), AlertDecodeError},
 	{"empty-handshake-record", []byte{22, 3, 1, 0, 0}, AlertUnexpectedMessage},
 	{"ccs-inside-fragmented-hello", []byte{22, 3, 1, 0, 2, 1, 0, 20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
-	{"huge-hello", handshakeRecord([]byte{typeClientHello, 2, 0, 0}), AlertDecodeError},
+	{"huge-hello", handshakeRecord([]byte{typeClientHello, 4, 0, 1}), AlertDecodeError},
 }
 
 func TestMalformedRecordsSendPrescribedAlert(t *testing.T) {

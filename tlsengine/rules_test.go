@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/tls"
 	"encoding/binary"
+	"errors"
+	"slices"
 	"testing"
 )
 
@@ -255,7 +257,7 @@ func TestOnlyOneChangeCipherSpecIsDropped(t *testing.T) {
 	feedFatal(t, "empty CCS", testConfig(t), append(bytes.Clone(ch), 20, 3, 3, 0, 0), AlertUnexpectedMessage)
 
 	// Across a HelloRetryRequest: CCS, ClientHello2, CCS.
-	cfg, ch1, ch2 := helloRetryPair(t)
+	cfg, ch1, ch2 := helloRetryPair(t, false)
 	e = NewEngine(cfg)
 	if err, _ := feedAll(e, append(bytes.Clone(ch1), ccsRecord...)); err != nil {
 		t.Fatalf("first ClientHello and CCS: %v", err)
@@ -266,14 +268,61 @@ func TestOnlyOneChangeCipherSpecIsDropped(t *testing.T) {
 
 // helloRetryPair returns a Config preferring P-256 and two ClientHello
 // records: the first with only an X25519 share (drawing a
-// HelloRetryRequest), the second equal to it but for a P-256 share.
-func helloRetryPair(t *testing.T) (cfg *Config, ch1, ch2 []byte) {
+// HelloRetryRequest) and, when early, early_data; the second equal to it
+// but for a P-256 share, and without early_data.
+func helloRetryPair(t *testing.T, early bool) (cfg *Config, ch1, ch2 []byte) {
 	t.Helper()
 	cfg = &Config{Certificates: []*Certificate{loadPKI(t).p256}, CurvePreferences: []CurveID{CurveP256}}
 	ch1 = clientHelloRecord(t, func(c *tls.Config) { c.CurvePreferences = []tls.CurveID{tls.X25519, tls.CurveP256} })
-	m := parseClientHello(t, ch1)
-	m.keyShares = []keyShare{{uint16(CurveP256), p256Share(t)}}
-	return cfg, ch1, handshakeRecord(m.appendTo(nil))
+	if early {
+		m := parseClientHello(t, ch1)
+		m.earlyData = true
+		ch1 = handshakeRecord(m.appendTo(nil))
+	}
+	return cfg, ch1, handshakeRecord(retryHello(t, ch1[recordHeaderLen:], nil))
+}
+
+// retryHello derives from the ClientHello message ch1 the second one a
+// client sends after a HelloRetryRequest for P-256: the share replaced,
+// early_data dropped, then edit applied to the extensions in wire order.
+func retryHello(t *testing.T, ch1 []byte, edit func([]rawExtension) []rawExtension) []byte {
+	p256 := u16p(cat(appendU16(nil, uint16(CurveP256)), u16p(p256Share(t)...))...)
+	return rebuildHello(t, ch1, nil, func(exts []rawExtension) []rawExtension {
+		exts = slices.DeleteFunc(exts, func(x rawExtension) bool { return x.typ == extensionEarlyData })
+		for i := range exts {
+			if exts[i].typ == extensionKeyShare {
+				exts[i].data = p256
+			}
+		}
+		if edit != nil {
+			exts = edit(exts)
+		}
+		return exts
+	})
+}
+
+// rebuildHello re-encodes the ClientHello message msg with its fixed part
+// replaced by fixed (when non-nil) and its extensions, in wire order,
+// passed through edit; unlike clientHelloMsg.appendTo it keeps the order
+// and the unknown extensions.
+func rebuildHello(t testing.TB, msg, fixed []byte, edit func([]rawExtension) []rawExtension) []byte {
+	t.Helper()
+	f, exts, ok := splitClientHello(msg)
+	if !ok {
+		t.Fatalf("cannot split ClientHello %x", msg)
+	}
+	if fixed == nil {
+		fixed = f
+	}
+	var list []byte
+	for _, x := range edit(slices.Clone(exts)) {
+		list = append(list, appendU16(nil, x.typ)...)
+		list = append(list, appendU16(nil, uint16(len(x.data)))...)
+		list = append(list, x.data...)
+	}
+	body := append(bytes.Clone(fixed), appendU16(nil, uint16(len(list)))...)
+	body = append(body, list...)
+	return append([]byte{typeClientHello, byte(len(body) >> 16), byte(len(body) >> 8), byte(len(body))}, body...)
 }
 
 // fragments cuts a handshake message into plaintext records of n bytes.
@@ -301,16 +350,13 @@ func TestNoRecordInterleavesAHandshakeMessage(t *testing.T) {
 	}
 
 	// The second ClientHello: early data before it is skipped, inside it not.
-	cfg, ch1, ch2 := helloRetryPair(t)
-	m1 := parseClientHello(t, ch1)
-	m1.earlyData = true
-	fake := append([]byte{23, 3, 3, 0, 4}, 1, 2, 3, 4)
+	cfg, ch1, ch2 := helloRetryPair(t, true)
 	frags = fragments(ch2[recordHeaderLen:], 16)
 	e := NewEngine(cfg)
-	if err, _ := feedAll(e, append(handshakeRecord(m1.appendTo(nil)), fake...)); err != nil {
+	if err, _ := feedAll(e, append(bytes.Clone(ch1), fakeEarly...)); err != nil {
 		t.Fatalf("first ClientHello with early data: %v", err)
 	}
-	in := append(append(bytes.Clone(fake), frags[0]...), fake...)
+	in := append(append(bytes.Clone(fakeEarly), frags[0]...), fakeEarly...)
 	err, out := feedAll(e, in)
 	wantFatal(t, "second ClientHello fragments", e, err, out, AlertUnexpectedMessage)
 
@@ -326,6 +372,255 @@ func TestNoRecordInterleavesAHandshakeMessage(t *testing.T) {
 			in = append(in, peerRecord(t, peer, recordTypeHandshake, []byte{0, 1, 0})...)
 			_, _, err := e.Read(in, nil)
 			wantFatal(t, "KeyUpdate fragments", e, err, e.AppendOutput(nil), AlertUnexpectedMessage)
+		}
+	}
+}
+
+// fakeEarly is a record as 0-RTT data looks to a server without the key.
+var fakeEarly = []byte{23, 3, 3, 0, 21, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
+
+// TestEarlyDataAfterHelloRetryRequest: RFC 8446, Section 4.2.10: refused
+// early data is skipped in the first flight, up to the second ClientHello;
+// after it, an undecryptable record is bad_record_mac, also when the second
+// ClientHello kept early_data.
+func TestEarlyDataAfterHelloRetryRequest(t *testing.T) {
+	cfg, ch1, ch2 := helloRetryPair(t, true)
+	for _, second := range [][]byte{ch2, withEarlyData(t, ch1, ch2)} {
+		e := NewEngine(cfg)
+		in := append(bytes.Clone(ch1), fakeEarly...)
+		in = append(in, fakeEarly...)
+		if err, out := feedAll(e, in); err != nil || len(out) == 0 {
+			t.Fatalf("first flight with early data: %v", err)
+		}
+		if err, out := feedAll(e, bytes.Clone(second)); err != nil || len(out) == 0 {
+			t.Fatalf("second ClientHello: %v", err)
+		}
+		err, out := feedAll(e, bytes.Clone(fakeEarly))
+		wantFatal(t, "early data after the second ClientHello", e, err, out, AlertBadRecordMAC)
+	}
+	// Without early_data in the first ClientHello nothing is skipped.
+	cfg, ch1, _ = helloRetryPair(t, false)
+	feedFatal(t, "no early_data", cfg, append(bytes.Clone(ch1), fakeEarly...), AlertUnexpectedMessage)
+}
+
+// withEarlyData returns ch2 with ch1's early_data extension put back at its
+// place in ch1.
+func withEarlyData(t *testing.T, ch1, ch2 []byte) []byte {
+	_, e1, _ := splitClientHello(ch1[recordHeaderLen:])
+	at := slices.IndexFunc(e1, func(x rawExtension) bool { return x.typ == extensionEarlyData })
+	return handshakeRecord(rebuildHello(t, ch2[recordHeaderLen:], nil, func(exts []rawExtension) []rawExtension {
+		return slices.Insert(exts, at, rawExtension{typ: extensionEarlyData})
+	}))
+}
+
+// TestSecondClientHelloChangesAreIllegal: RFC 8446, Section 4.1.2: after a
+// HelloRetryRequest only the share, early_data, cookie, pre_shared_key and
+// padding may change; anything else, extension order included, is
+// illegal_parameter.
+func TestSecondClientHelloChangesAreIllegal(t *testing.T) {
+	cfg, ch1, ch2 := helloRetryPair(t, false)
+	msg1 := ch1[recordHeaderLen:]
+	fixed, exts, _ := splitClientHello(msg1)
+	ks := slices.IndexFunc(exts, func(x rawExtension) bool { return x.typ == extensionKeyShare })
+	other := (ks + 1) % len(exts) // an extension beside key_share
+	changes := []struct {
+		name string
+		msg  []byte
+	}{
+		{"extensions swapped", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+			i := (other + 1) % len(x)
+			if i == ks {
+				i = (i + 1) % len(x)
+			}
+			x[other], x[i] = x[i], x[other]
+			return x
+		})},
+		{"key_share moved", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+			k := x[ks]
+			x = slices.Delete(x, ks, ks+1)
+			if ks == 0 {
+				return append(x, k)
+			}
+			return slices.Insert(x, 0, k)
+		})},
+		{"extension dropped", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+			return slices.Delete(x, other, other+1)
+		})},
+		{"extension added", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+			return append(x, rawExtension{typ: 0x1234})
+		})},
+		{"supported_groups reordered", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+			i := slices.IndexFunc(x, func(x rawExtension) bool { return x.typ == extensionSupportedGroups })
+			x[i].data = u16p(0, 0x17, 0, 0x1d)
+			return x
+		})},
+		{"early_data added", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+			return append(x, rawExtension{typ: extensionEarlyData})
+		})},
+		{"random changed", rebuildHello(t, ch2[recordHeaderLen:], append(append([]byte{3, 3}, make([]byte, 32)...), fixed[34:]...),
+			func(x []rawExtension) []rawExtension { return x })},
+	}
+	for _, tt := range changes {
+		e := NewEngine(cfg)
+		if err, _ := feedAll(e, bytes.Clone(ch1)); err != nil {
+			t.Fatal(err)
+		}
+		err, out := feedAll(e, handshakeRecord(tt.msg))
+		wantFatal(t, tt.name, e, err, out, AlertIllegalParameter)
+	}
+	// Padding may come, go or change size.
+	padded := retryHello(t, msg1, func(x []rawExtension) []rawExtension {
+		return append(x, rawExtension{typ: extensionPadding, data: make([]byte, 100)})
+	})
+	for _, second := range [][]byte{ch2, handshakeRecord(padded)} {
+		e := NewEngine(cfg)
+		feedAll(e, bytes.Clone(ch1))
+		if err, _ := feedAll(e, bytes.Clone(second)); err != nil || e.hs.state != (expectFinished{}) {
+			t.Errorf("allowed second ClientHello: %v", err)
+		}
+	}
+}
+
+// keyUpdates returns n KeyUpdate records from peer, each switching the
+// peer's key after it; request asks for an answer.
+func keyUpdates(t *testing.T, peer *direction, n int, request bool) []byte {
+	var in []byte
+	v := byte(0)
+	if request {
+		v = 1
+	}
+	for i := 0; i < n; i++ {
+		in = append(in, peerRecord(t, peer, recordTypeHandshake, []byte{typeKeyUpdate, 0, 0, 1, v})...)
+		peer.setTrafficSecret(peer.suite, nextTrafficSecret(peer.suite.hash, peer.secret[:peer.secLen]))
+	}
+	return in
+}
+
+// TestKeyUpdateBurstIsProcessed: RFC 8446, Section 4.6.3: 32 (and up to
+// maxKeyUpdatesInRow) KeyUpdates in a row each switch the read key, and the
+// requests among them draw one KeyUpdate; one more is refused.
+func TestKeyUpdateBurstIsProcessed(t *testing.T) {
+	for _, n := range []int{32, maxKeyUpdatesInRow} {
+		e, peer := establishedWithPeer(t)
+		outSecret := bytes.Clone(e.out.secret[:e.out.secLen])
+		in := keyUpdates(t, peer, n/2, false)
+		in = append(in, keyUpdates(t, peer, n-n/2, true)...)
+		in = append(in, peerRecord(t, peer, recordTypeApplicationData, []byte("after"))...)
+		_, p, err := e.Read(in, nil)
+		if err != nil || string(p) != "after" {
+			t.Fatalf("%d KeyUpdates: %q, %v", n, p, err)
+		}
+		out := e.AppendOutput(nil)
+		check := new(direction)
+		check.setTrafficSecret(e.out.suite, outSecret)
+		if typ, pt, err := check.openInPlace(out); err != nil || typ != recordTypeHandshake ||
+			!bytes.Equal(pt, []byte{typeKeyUpdate, 0, 0, 1, 0}) || len(out) != 5+5+recordOverhead13 {
+			t.Errorf("%d KeyUpdates: answer %x (%v)", n, out, err)
+		}
+		// The next burst starts over after application data (within the
+		// per-second limit, which is as large).
+		if _, _, err := e.Read(keyUpdates(t, peer, maxKeyUpdatesPerSecond-n, false), nil); err != nil {
+			t.Errorf("second burst after %d: %v", n, err)
+		}
+	}
+	e, peer := establishedWithPeer(t)
+	_, _, err := e.Read(keyUpdates(t, peer, maxKeyUpdatesInRow+1, false), nil)
+	wantFatal(t, "KeyUpdate flood", e, err, e.AppendOutput(nil), AlertUnexpectedMessage)
+	if !errors.Is(err, ErrTooManyKeyUpdates) {
+		t.Errorf("flood: %v", err)
+	}
+}
+
+// TestEngineUpdatesKeysBeforeTheAEADLimit: RFC 8446, Section 5.5: with the
+// update point brought near (the test hook keyUpdateAfterRecords), a
+// crypto/tls client sees our own KeyUpdates, and answers the ones that ask
+// it to update its key, so that neither key protects more records.
+func TestEngineUpdatesKeysBeforeTheAEADLimit(t *testing.T) {
+	saved := keyUpdateAfterRecords
+	keyUpdateAfterRecords = 3
+	defer func() { keyUpdateAfterRecords = saved }()
+	p := loadPKI(t)
+	var msgs [][]byte
+	for i := 0; i < 12; i++ {
+		msgs = append(msgs, []byte{'a' + byte(i)})
+	}
+	r, serr, e := runInterop(t, &Config{Certificates: []*Certificate{p.p256}}, clientConfig(p), feedWhole, msgs)
+	if !wantOK(t, "key updates", r, serr) {
+		return
+	}
+	if e.in.seq > keyUpdateAfterRecords+1 || e.out.seq > keyUpdateAfterRecords+1 {
+		t.Errorf("read seq %d, write seq %d: a key outlived the update point", e.in.seq, e.out.seq)
+	}
+}
+
+// TestLargeClientHellosAreRead: ClientHellos up to the largest the encoding
+// allows (RFC 8446, Section 4.1.2), spread over many records, are read;
+// until complete they count in Buffered.
+func TestLargeClientHellosAreRead(t *testing.T) {
+	many := func(n int, real []uint16) []uint16 {
+		l := make([]uint16, 0, n)
+		for len(l) < n-len(real) {
+			l = append(l, 0xfe00+uint16(len(l)%200)) // unknown values
+		}
+		return append(l, real...)
+	}
+	// padded adds a padding extension of n bytes, or (n < 0) one that
+	// fills the extensions block to its 65,535 bytes.
+	padded := func(m *clientHelloMsg, n int) []byte {
+		return rebuildHello(t, m.appendTo(nil), nil, func(x []rawExtension) []rawExtension {
+			if n < 0 {
+				n = 0xffff - 4
+				for _, e := range x {
+					n -= 4 + len(e.data)
+				}
+			}
+			return append(x, rawExtension{typ: extensionPadding, data: make([]byte, n)})
+		})
+	}
+	hellos := map[string]func(m *clientHelloMsg) []byte{
+		"32000 signature algorithms": func(m *clientHelloMsg) []byte {
+			m.signatureAlgorithms = many(32000, m.signatureAlgorithms)
+			return m.appendTo(nil)
+		},
+		"32000 cipher suites": func(m *clientHelloMsg) []byte {
+			m.cipherSuites = many(32000, m.cipherSuites)
+			return m.appendTo(nil)
+		},
+		"65000-byte padding": func(m *clientHelloMsg) []byte { return padded(m, 65000) },
+		"both lists": func(m *clientHelloMsg) []byte {
+			m.signatureAlgorithms = many(32000, m.signatureAlgorithms)
+			m.cipherSuites = many(32000, m.cipherSuites)
+			return m.appendTo(nil)
+		},
+		"suites and padding": func(m *clientHelloMsg) []byte {
+			m.cipherSuites = many(32000, m.cipherSuites)
+			return padded(m, 65000)
+		},
+		"largest": func(m *clientHelloMsg) []byte {
+			m.cipherSuites = many(0xfffe/2, m.cipherSuites)
+			return padded(m, -1)
+		},
+	}
+	for name, build := range hellos {
+		msg := build(x25519Hello(t))
+		if name == "largest" && len(msg) < 128<<10 {
+			t.Fatalf("%s: only %d bytes", name, len(msg))
+		}
+		recs := fragments(msg, maxPlaintext)
+		e := NewEngine(testConfig(t))
+		held := 0
+		for _, rec := range recs[:len(recs)-1] {
+			if _, _, err := e.Read(bytes.Clone(rec), nil); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			held += len(rec) - recordHeaderLen
+			if e.Buffered() != held {
+				t.Errorf("%s: Buffered %d, want %d", name, e.Buffered(), held)
+			}
+		}
+		err, out := feedAll(e, bytes.Clone(recs[len(recs)-1]))
+		if err != nil || len(out) == 0 || e.hs.state != (expectFinished{}) || e.Buffered() != 0 {
+			t.Errorf("%s (%d bytes): %v, state %T, Buffered %d", name, len(msg), err, e.hs.state, e.Buffered())
 		}
 	}
 }

@@ -220,23 +220,43 @@ func TestTLS12RecordFailures(t *testing.T) {
 	}
 }
 
-// TestTLS12RenegotiationIsRefused: a ClientHello after the handshake gets
-// a fatal handshake_failure, sealed under the connection keys (RFC 5746,
-// Section 4.4 lets a server refuse; see handshake_server_tls12.go).
+// TestTLS12RenegotiationIsRefused: a ClientHello after the handshake, whole
+// or split across records, is answered with a warning no_renegotiation
+// sealed under the connection keys, and the connection carries on (RFC
+// 5246, Section 7.2.2; RFC 5746, Section 4.4). Another handshake message
+// is unexpected_message; attempts in a row are bounded.
 func TestTLS12RenegotiationIsRefused(t *testing.T) {
-	ch := clientHello12(t)
-	e, to, from := established12(t, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)
-	in := peerRecord12(t, to, recordTypeApplicationData, []byte("PING"))
-	in = append(in, peerRecord12(t, to, recordTypeHandshake, ch.appendTo(nil))...)
-	_, p, err := e.Read(in, nil)
-	wantAlertErr(t, "renegotiation", err, AlertHandshakeFailure)
-	if !errors.Is(err, ErrRenegotiation) || string(p) != "PING" {
-		t.Errorf("err %v, data before it %q", err, p)
+	ch := clientHello12(t).appendTo(nil)
+	for _, cut := range []int{len(ch), 2, 4, 100} {
+		e, to, from := established12(t, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384)
+		in := peerRecord12(t, to, recordTypeApplicationData, []byte("PING"))
+		in = append(in, peerRecord12(t, to, recordTypeHandshake, ch[:cut])...)
+		if cut < len(ch) {
+			in = append(in, peerRecord12(t, to, recordTypeHandshake, ch[cut:])...)
+		}
+		in = append(in, peerRecord12(t, to, recordTypeApplicationData, []byte("PONG"))...)
+		_, p, err := e.Read(in, nil)
+		if err != nil || string(p) != "PINGPONG" {
+			t.Fatalf("cut %d: %v, data %q", cut, err, p)
+		}
+		out := e.AppendOutput(nil)
+		if pt, err := from.open12(out); err != nil || out[0] != recordTypeAlert || !bytes.Equal(pt, []byte{alertLevelWarning, byte(AlertNoRenegotiation)}) {
+			t.Errorf("cut %d: alert record %x (%v)", cut, out, err)
+		}
+		if _, err := e.AppendRecords(nil, []byte("+OK")); err != nil || e.Status()&StatusFailed != 0 {
+			t.Errorf("cut %d: connection did not carry on: %v", cut, err)
+		}
 	}
-	out := e.AppendOutput(nil)
-	if pt, err := from.open12(out); err != nil || !bytes.Equal(pt, []byte{alertLevelFatal, byte(AlertHandshakeFailure)}) {
-		t.Errorf("alert record %x (%v)", out, err)
+	e, to, _ := established12(t, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)
+	_, _, err := e.Read(peerRecord12(t, to, recordTypeHandshake, (&finishedMsg{verifyData: make([]byte, 12)}).appendTo(nil)), nil)
+	wantFatal(t, "finished after the handshake", e, err, e.AppendOutput(nil), AlertUnexpectedMessage)
+	e, to, _ = established12(t, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)
+	var in []byte
+	for i := 0; i <= maxUselessRecords; i++ {
+		in = append(in, peerRecord12(t, to, recordTypeHandshake, ch)...)
 	}
+	_, _, err = e.Read(in, nil)
+	wantFatal(t, "renegotiation flood", e, err, e.AppendOutput(nil), AlertUnexpectedMessage)
 }
 
 func TestTLS12SequenceLimitAndNoKeyUpdate(t *testing.T) {
