@@ -33,6 +33,8 @@ type Store struct {
 	avgTTL     []atomic.Int64 // per database, Redis's running estimate
 	rehashNext atomic.Uint64  // next shard RehashCycle visits
 
+	limits atomic.Pointer[Limits] // nil: DefaultLimits
+
 	// used is the sum of every shard's acct.used, so that UsedMemory reads
 	// it without locking.
 	used atomic.Int64
