@@ -249,39 +249,39 @@ func encodedLen(lp []byte, off int) int {
 }
 
 // decode reads the entry at off of a well-formed listpack: a string view
-// into lp, or an integer.
-func decode(lp []byte, off int) (s []byte, v int64, isInt bool) {
+// into lp, or an integer, and l, the size of its encoding and data.
+func decode(lp []byte, off int) (s []byte, v int64, isInt bool, l int) {
 	b := lp[off]
 	switch {
 	case b&0x80 == 0:
-		return nil, int64(b), true
+		return nil, int64(b), true, 1
 	case b&0xC0 == enc6BitStr:
 		n := int(b & 0x3F)
-		return lp[off+1 : off+1+n : off+1+n], 0, false
+		return lp[off+1 : off+1+n : off+1+n], 0, false, 1 + n
 	case b&0xE0 == enc13BitInt:
 		u := int64(b&0x1F)<<8 | int64(lp[off+1])
 		if u >= 1<<12 {
 			u -= 1 << 13
 		}
-		return nil, u, true
+		return nil, u, true, 2
 	case b&0xF0 == enc12BitStr:
 		n := int(b&0x0F)<<8 | int(lp[off+1])
-		return lp[off+2 : off+2+n : off+2+n], 0, false
+		return lp[off+2 : off+2+n : off+2+n], 0, false, 2 + n
 	}
 	switch b {
 	case enc32BitStr:
 		n := int(binary.LittleEndian.Uint32(lp[off+1:]))
-		return lp[off+5 : off+5+n : off+5+n], 0, false
+		return lp[off+5 : off+5+n : off+5+n], 0, false, 5 + n
 	case enc16BitInt:
-		return nil, int64(int16(binary.LittleEndian.Uint16(lp[off+1:]))), true
+		return nil, int64(int16(binary.LittleEndian.Uint16(lp[off+1:]))), true, 3
 	case enc24BitInt:
 		u := int64(lp[off+1]) | int64(lp[off+2])<<8 | int64(lp[off+3])<<16
 		if u >= 1<<23 {
 			u -= 1 << 24
 		}
-		return nil, u, true
+		return nil, u, true, 4
 	case enc32BitInt:
-		return nil, int64(int32(binary.LittleEndian.Uint32(lp[off+1:]))), true
+		return nil, int64(int32(binary.LittleEndian.Uint32(lp[off+1:]))), true, 5
 	}
-	return nil, int64(binary.LittleEndian.Uint64(lp[off+1:])), true
+	return nil, int64(binary.LittleEndian.Uint64(lp[off+1:])), true, 9
 }

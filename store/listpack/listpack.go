@@ -100,14 +100,15 @@ func EncodedIntSize(v int64) int { return elem{v: v, isInt: true}.entryLen() }
 // Get returns the entry at off: a string (s aliases lp until lp is next
 // modified; isInt false) or an integer (n; isInt true).
 func Get(lp []byte, off int) (s []byte, n int64, isInt bool) {
-	return decode(lp, off)
+	s, n, isInt, _ = decode(lp, off)
+	return s, n, isInt
 }
 
 // Value returns the entry at off as bytes: a view of a string entry (valid
 // until lp is next modified), or an integer entry's decimal form appended to
 // scratch[:0]. A scratch of 20 bytes' capacity holds any integer.
 func Value(lp []byte, off int, scratch []byte) []byte {
-	s, n, isInt := decode(lp, off)
+	s, n, isInt, _ := decode(lp, off)
 	if isInt {
 		return strconv.AppendInt(scratch[:0], n, 10)
 	}
@@ -148,7 +149,7 @@ func Seek(lp []byte, index int) int {
 func Find(lp []byte, off int, elem []byte, skip int) int {
 	v, canInt := parseInt(elem)
 	for off >= 0 && lp[off] != terminator {
-		s, n, isInt := decode(lp, off)
+		s, n, isInt, l := decode(lp, off)
 		if isInt {
 			if canInt && n == v {
 				return off
@@ -156,7 +157,7 @@ func Find(lp []byte, off int, elem []byte, skip int) int {
 		} else if string(s) == string(elem) {
 			return off
 		}
-		off += EntrySize(lp, off)
+		off += l + backlenSize(l)
 		for i := 0; i < skip && lp[off] != terminator; i++ {
 			off += EntrySize(lp, off)
 		}
