@@ -2,6 +2,8 @@ package server
 
 import (
 	"math"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -39,6 +41,7 @@ type memConfig struct {
 
 func (m *memConfig) load(o Options) {
 	m.maxMemory.Store(max(o.MaxMemory, 0))
+	applySoftMemoryLimit(o.MaxMemory)
 	p, _ := store.ParsePolicy(o.MaxMemoryPolicy) // "" and unknown names: noeviction
 	m.policy.Store(uint32(p))
 	if o.MaxMemorySamples <= 0 {
@@ -97,6 +100,7 @@ var (
 	maxMemoryParam = memParam("maxmemory", 0, func(s *Server) int64 { return s.cfg.mem.maxMemory.Load() },
 		func(s *Server, n int64) {
 			s.cfg.mem.maxMemory.Store(n)
+			applySoftMemoryLimit(n)
 			// Redis starts evicting at once when the limit drops below use.
 			s.store.Evict(time.Now().UnixMilli(), s.cfg.mem.evictOptions())
 		})
@@ -138,4 +142,28 @@ func boundedIntParam(name string, lo, hi int64, v func(s *Server) *atomic.Int64)
 			v(s).Store(n)
 			return ""
 		}}
+}
+
+// applySoftMemoryLimit derives the Go runtime's soft memory limit from
+// maxmemory, so that the collector works harder as the heap nears what the
+// operator allowed instead of letting garbage double it (GOGC's default):
+// maxmemory counts the keyspace only, so the limit leaves half as much
+// again, plus 64 MiB, for connection buffers, arena slack and garbage. No
+// maxmemory means no limit. A GOMEMLIMIT in the environment wins.
+func applySoftMemoryLimit(maxMemory int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if maxMemory <= 0 {
+		debug.SetMemoryLimit(math.MaxInt64)
+		return
+	}
+	debug.SetMemoryLimit(softMemoryLimit(maxMemory))
+}
+
+func softMemoryLimit(maxMemory int64) int64 {
+	if maxMemory > (math.MaxInt64-64<<20)/3*2 {
+		return math.MaxInt64
+	}
+	return maxMemory + maxMemory/2 + 64<<20
 }

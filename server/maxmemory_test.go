@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
 	"net"
 	"strconv"
 	"strings"
@@ -389,4 +392,28 @@ func BenchmarkCheckMemory(b *testing.B) {
 			m.s.checkMemory(commandIndex["set"], allocNow+int64(i))
 		}
 	})
+}
+
+func TestSoftMemoryLimitFollowsMaxMemory(t *testing.T) {
+	for _, tt := range []struct{ max, want int64 }{
+		{100 << 20, 100<<20 + 50<<20 + 64<<20},
+		{1 << 30, 1<<30 + 1<<29 + 64<<20},
+		{math.MaxInt64, math.MaxInt64},
+	} {
+		if got := softMemoryLimit(tt.max); got != tt.want {
+			t.Errorf("softMemoryLimit(%d) = %d, want %d", tt.max, got, tt.want)
+		}
+	}
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	applySoftMemoryLimit(256 << 20)
+	if got := debug.SetMemoryLimit(-1); got != softMemoryLimit(256<<20) {
+		t.Fatalf("runtime limit = %d after maxmemory 256mb", got)
+	}
+	applySoftMemoryLimit(0)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("runtime limit = %d after maxmemory 0", got)
+	}
 }

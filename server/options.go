@@ -48,6 +48,9 @@ type Options struct {
 	Level *zap.AtomicLevel
 	// Store is the keyspace; nil means a new one with Databases databases.
 	Store *store.Store
+	// Limits are the encoding conversion thresholds (hash-max-listpack-entries
+	// and the others, EncodingSettings); nil keeps Redis's defaults.
+	Limits *store.Limits
 	// ConfigFile is the path CONFIG GET/INFO report; it is not read here.
 	ConfigFile string
 	// MaxMemory caps the keyspace's memory in bytes (maxmemory); 0, the

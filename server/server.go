@@ -81,6 +81,9 @@ func (s *Server) setup() {
 	if s.store == nil {
 		s.store = store.New(store.Options{Databases: s.opts.Databases})
 	}
+	if s.opts.Limits != nil {
+		s.store.SetLimits(*s.opts.Limits)
+	}
 	s.acl = newACLState(s.opts.RequirePass)
 	if s.opts.TLS.Port != 0 {
 		s.tls, s.tlsErr = newTLSState(s.opts.TLS, s.log)

@@ -15,7 +15,12 @@ func activeExpire(st *store.Store, now int64, budget time.Duration) {
 		return
 	}
 	st.ActiveExpireCycle(now, budget)
+	st.RehashCycle(rehashBudget)
 }
+
+// rehashBudget is how long each tick may move buckets of growing or
+// shrinking tables (Redis's activerehashing: 1 ms per cron run).
+const rehashBudget = time.Millisecond
 
 // keyspaceStats is what INFO reads from the store.
 type keyspaceStats struct {

@@ -27,6 +27,7 @@ type Limits struct {
 	ZSetMaxListpackEntries int // zset-max-listpack-entries, default 128
 	ZSetMaxListpackValue   int // zset-max-listpack-value, default 64
 	ListMaxListpackSize    int // list-max-listpack-size, default -2 (8 KiB nodes)
+	ListCompressDepth      int // list-compress-depth, default 0
 }
 
 // DefaultLimits are Redis 7.0's defaults.

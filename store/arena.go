@@ -8,13 +8,13 @@ import "sync/atomic"
 type ref uint32
 
 const (
-	refShift    = 15              // offset bits: pages hold at most 32768 units
-	refUnit     = 8               // bytes per offset unit
-	maxPage     = 1 << 18         // 256 KiB: the largest small-chunk page
-	firstPage   = 4 << 10         // the first page of an arena; each next one doubles
-	maxSmall    = 32 << 10        // larger chunks get a page of their own
-	maxPages    = 1 << (32 - 15)  // page indexes a ref can name
-	classLarge  = 255             // class byte of a chunk with a page of its own
+	refShift    = 15             // offset bits: pages hold at most 32768 units
+	refUnit     = 8              // bytes per offset unit
+	maxPage     = 1 << 18        // 256 KiB: the largest small-chunk page
+	firstPage   = 4 << 10        // the first page of an arena; each next one doubles
+	maxSmall    = 32 << 10       // larger chunks get a page of their own
+	maxPages    = 1 << (32 - 15) // page indexes a ref can name
+	classLarge  = 255            // class byte of a chunk with a page of its own
 	noRef       = ref(0)
 	refOffMask  = 1<<refShift - 1 //
 	minChunk    = 16

@@ -23,11 +23,11 @@ const (
 	recVlen = 12
 )
 
-func recNextOf(b []byte) ref       { return ref(le.Uint32(b[recNext:])) }
-func setRecNext(b []byte, r ref)   { le.PutUint32(b[recNext:], uint32(r)) }
-func recKlenOf(b []byte) int       { return int(le.Uint32(b[recKlen:])) }
-func recVlenOf(b []byte) int       { return int(le.Uint32(b[recVlen:])) }
-func setRecVlen(b []byte, n int)   { le.PutUint32(b[recVlen:], uint32(n)) }
+func recNextOf(b []byte) ref     { return ref(le.Uint32(b[recNext:])) }
+func setRecNext(b []byte, r ref) { le.PutUint32(b[recNext:], uint32(r)) }
+func recKlenOf(b []byte) int     { return int(le.Uint32(b[recKlen:])) }
+func recVlenOf(b []byte) int     { return int(le.Uint32(b[recVlen:])) }
+func setRecVlen(b []byte, n int) { le.PutUint32(b[recVlen:], uint32(n)) }
 func recKey(b []byte, hdr int) []byte {
 	return b[hdr : hdr+recKlenOf(b) : hdr+recKlenOf(b)]
 }

@@ -82,7 +82,9 @@ const maxShards = 1024
 // 0 <= db < Databases().
 func (s *Store) Databases() int { return s.databases }
 
-func (s *Store) hash(key []byte) uint32 { return uint32(maphash.Bytes(s.seed, key)) & (1<<dictMaxBits - 1) }
+func (s *Store) hash(key []byte) uint32 {
+	return uint32(maphash.Bytes(s.seed, key)) & (1<<dictMaxBits - 1)
+}
 
 func (s *Store) shardOf(slot uint16) int { return int(slot) >> (14 - s.sbits) }
 

@@ -32,11 +32,11 @@ type shard struct {
 	mu  sync.Mutex
 	dbs []keyTable // one per database
 	// guarded by mu
-	hits    int64   // keyspace_hits
-	misses  int64   // keyspace_misses
-	expired int64   // keys deleted because their TTL passed
-	evicted int64   // keys deleted by Evict
-	rnd     uint64  // xorshift state for sampling
+	hits    int64  // keyspace_hits
+	misses  int64  // keyspace_misses
+	expired int64  // keys deleted because their TTL passed
+	evicted int64  // keys deleted by Evict
+	rnd     uint64 // xorshift state for sampling
 	_       [64]byte
 }
 
@@ -72,21 +72,21 @@ func (sh *shard) rand() uint64 {
 func keyHashWord(h uint32, t Type, e Encoding) uint32 {
 	return h&(1<<dictMaxBits-1) | uint32(t)<<24 | uint32(e)<<28
 }
-func recType(b []byte) Type         { return Type(b[recHash+3] & 0x0f) }
-func recEnc(b []byte) Encoding      { return Encoding(b[recHash+3] >> 4) }
+func recType(b []byte) Type          { return Type(b[recHash+3] & 0x0f) }
+func recEnc(b []byte) Encoding       { return Encoding(b[recHash+3] >> 4) }
 func setRecEnc(b []byte, e Encoding) { b[recHash+3] = b[recHash+3]&0x0f | byte(e)<<4 }
-func recExpire(b []byte) int64      { return int64(le.Uint64(b[keyExpire:])) }
+func recExpire(b []byte) int64       { return int64(le.Uint64(b[keyExpire:])) }
 func setRecExpire(b []byte, at int64) {
 	le.PutUint64(b[keyExpire:], uint64(at))
 }
-func recLRU(b []byte) uint32        { return le.Uint32(b[keyLRU:]) & lruClockMax }
-func recClass(b []byte) uint8       { return b[keyLRU+3] }
+func recLRU(b []byte) uint32  { return le.Uint32(b[keyLRU:]) & lruClockMax }
+func recClass(b []byte) uint8 { return b[keyLRU+3] }
 func setRecLRU(b []byte, lru uint32) {
 	le.PutUint32(b[keyLRU:], lru&lruClockMax|uint32(b[keyLRU+3])<<24)
 }
-func recTTLIdx(b []byte) int        { return int(le.Uint32(b[keyTTLIdx:])) }
-func setRecTTLIdx(b []byte, i int)  { le.PutUint32(b[keyTTLIdx:], uint32(i)) }
-func recKeyOf(b []byte) []byte      { return recKey(b, keyHdr) }
+func recTTLIdx(b []byte) int       { return int(le.Uint32(b[keyTTLIdx:])) }
+func setRecTTLIdx(b []byte, i int) { le.PutUint32(b[keyTTLIdx:], uint32(i)) }
+func recKeyOf(b []byte) []byte     { return recKey(b, keyHdr) }
 func recVal(b []byte) []byte {
 	off := keyHdr + recKlenOf(b)
 	return b[off : off+recVlenOf(b) : off+recVlenOf(b)]

@@ -57,6 +57,16 @@ var ignored = map[string]bool{
 	"supervised": true, "pidfile": true, "io-threads": true,
 }
 
+func init() {
+	for i := range server.EncodingSettings {
+		e := &server.EncodingSettings[i]
+		defaults[e.Name] = e.Default()
+		if e.Alias != "" {
+			defaults[e.Alias] = "" // unset; when given, it sets e.Name
+		}
+	}
+}
+
 func run(args []string) error {
 	args, profile := takeCPUProfileFlag(args) // profile.go
 	if profile != "" {
@@ -184,6 +194,18 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 			o.ClientOutputBufferLimit = n
 		}
 	}
+	limits := store.DefaultLimits
+	for i := range server.EncodingSettings {
+		e := &server.EncodingSettings[i]
+		name, v := e.Name, cfg[e.Name]
+		if a := cfg[e.Alias]; e.Alias != "" && a != "" {
+			name, v = e.Alias, a
+		}
+		if msg := e.Parse(&limits, v); msg != "" {
+			errs = append(errs, fmt.Errorf("%s: %s: %q", name, msg, v))
+		}
+	}
+	o.Limits = &limits
 	o.MaxMemory = mem("maxmemory")
 	o.MaxMemoryPolicy = strings.ToLower(cfg["maxmemory-policy"])
 	if _, ok := store.ParsePolicy(o.MaxMemoryPolicy); !ok {

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestEncodingSettingsMatchRedis sets every encoding threshold that Redis
+// 7.0 has, by its name and by its old alias, to good and bad values on
+// both servers and compares CONFIG SET's reply and CONFIG GET's after it.
+func TestEncodingSettingsMatchRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newOurServer()
+	in70 := map[string]bool{"set-max-listpack-entries": false, "set-max-listpack-value": false} // Redis 7.2's
+	values := []string{"0", "1", "100", "1kb", "-1", "-5", "abc", "9223372036854775807", "9223372036854775808", "2147483648"}
+	for _, e := range EncodingSettings {
+		names := []string{e.Name}
+		if e.Alias != "" {
+			names = append(names, e.Alias)
+		}
+		for _, name := range names {
+			if ok, listed := in70[name]; listed && !ok {
+				continue
+			}
+			for _, v := range values {
+				set := []string{"CONFIG", "SET", name, v}
+				if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
+					t.Errorf("%q: redis %q, loopkv %q", set, w, g)
+				}
+				for _, n := range names {
+					get := []string{"CONFIG", "GET", n}
+					if w, g := ref.do(t, get), ours.do(t, get); !bytes.Equal(w, g) {
+						t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
+					}
+				}
+			}
+		}
+	}
+}
