@@ -204,19 +204,27 @@ func putBacklen(dst []byte, l int) {
 	dst[0] = byte(u)
 }
 
-// readBacklen decodes the backlen that ends just before end: the size of
-// the encoding+data of the entry that precedes end.
+// readBacklen decodes the backlen that ends just before end, in a
+// well-formed listpack: the size of the encoding+data of the entry that
+// precedes end.
 func readBacklen(lp []byte, end int) int {
+	l, _ := decodeBacklen(lp, end-1)
+	return l
+}
+
+// decodeBacklen reads a backlen backwards from its last byte at last, as
+// listpack.c's lpDecodeBacklen: 7 bits per byte until a byte without the
+// top bit, at most 5 bytes (ok false beyond, or before the start of lp).
+func decodeBacklen(lp []byte, last int) (l int, ok bool) {
 	var u uint64
-	shift := 0
-	for p := end - 1; ; p-- {
-		b := lp[p]
-		u |= uint64(b&127) << shift
+	for i := 0; i < 5 && last-i >= 0; i++ {
+		b := lp[last-i]
+		u |= uint64(b&127) << (7 * i)
 		if b&128 == 0 {
-			return int(u)
+			return int(u), true
 		}
-		shift += 7
 	}
+	return 0, false
 }
 
 // encodedLen returns the size of the encoding+data of the entry at off in a

@@ -235,13 +235,14 @@ func checkValidated(t *testing.T, lp []byte) {
 		t.Fatalf("rebuilt listpack invalid or of %d entries", Len(again))
 	}
 	// An entry whose encoding is as long as the canonical encoding of
-	// its value is that encoding, byte for byte: decode agrees with put.
+	// its value is that encoding, byte for byte (the backlen may be spelled
+	// otherwise): decode agrees with put.
 	for off, j := First(lp), First(again); off >= 0; off, j = Next(lp, off), Next(again, j) {
 		s, n, isInt := Get(lp, off)
 		e := elem{s: s, v: n, isInt: isInt}
 		if e.entryLen() == EntrySize(lp, off) && EntrySize(again, j) == e.entryLen() &&
-			(isInt || !isIntString(s)) && !bytes.Equal(lp[off:off+e.entryLen()], again[j:j+e.entryLen()]) {
-			t.Fatalf("entry at %d: %x, canonical %x", off, lp[off:off+e.entryLen()], again[j:j+e.entryLen()])
+			(isInt || !isIntString(s)) && !bytes.Equal(lp[off:off+e.encLen()], again[j:j+e.encLen()]) {
+			t.Fatalf("entry at %d: %x, canonical %x", off, lp[off:off+e.encLen()], again[j:j+e.encLen()])
 		}
 	}
 }

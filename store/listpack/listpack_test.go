@@ -43,7 +43,7 @@ var intEncodingTests = []struct {
 
 func mustHex(t *testing.T, s string) []byte {
 	t.Helper()
-	b, err := hex.DecodeString(s)
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ var validateTests = []struct {
 
 func TestValidateNamesTheDamage(t *testing.T) {
 	for i, tt := range validateTests {
-		lp := mustHex(t, strings.ReplaceAll(tt.lp, " ", ""))
+		lp := mustHex(t, tt.lp)
 		err := Validate(lp)
 		ce, ok := err.(*CorruptError)
 		if !ok {
@@ -397,6 +397,11 @@ func TestValidateNamesTheDamage(t *testing.T) {
 		if ce.Offset != tt.off {
 			t.Errorf("#%d %s: offset %d (%v), want %d", i, tt.name, ce.Offset, err, tt.off)
 		}
+	}
+	// A backlen spelled as Redis accepts it but does not write it: 0x81
+	// after the entry 0x00 reads back as 1.
+	if lp := mustHex(t, "09000000 0100 00 81 ff"); Validate(lp) != nil || Last(lp) != HeaderSize {
+		t.Errorf("Validate(%x) = %v, Last %d", lp, Validate(lp), Last(lp))
 	}
 	// Every strict prefix of a good listpack is refused.
 	lp := build("a", "12", strings.Repeat("s", 200), "-70000")

@@ -189,3 +189,87 @@ func TestListListpackMatchesRedis(t *testing.T) {
 			dumpListpack(t, c, "l", redisref.TypeListQuicklist))
 	}
 }
+
+// rawListpack builds a listpack from entries given as encoding+data, adding
+// each backlen and the header, so that tests can write encodings Redis
+// would not choose (a string "12", an integer in a wider encoding).
+func rawListpack(entries ...[]byte) []byte {
+	lp := New(nil)
+	for _, e := range entries {
+		lp = splice(lp, End(lp), 0, len(e)+backlenSize(len(e)))
+		off := len(lp) - 1 - len(e) - backlenSize(len(e))
+		copy(lp[off:], e)
+		putBacklen(lp[off+len(e):], len(e))
+		addCount(lp, 1)
+	}
+	return lp
+}
+
+// damage changes one to three bytes of lp, mostly in its entries.
+func damage(rng *rand.Rand, lp []byte) {
+	interesting := []byte{0x00, 0x01, 0x3F, 0x7F, 0x80, 0x81, 0xBF, 0xC0, 0xDF, 0xE0, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFE, 0xFF}
+	for n := 1 + rng.IntN(3); n > 0; n-- {
+		i := rng.IntN(len(lp))
+		if i < HeaderSize && rng.IntN(5) > 0 {
+			i = HeaderSize + rng.IntN(len(lp)-HeaderSize)
+		}
+		if rng.IntN(2) == 0 {
+			lp[i] = interesting[rng.IntN(len(interesting))]
+		} else {
+			lp[i] ^= 1 << rng.IntN(8)
+		}
+	}
+}
+
+// TestValidateAgreesWithRedis restores listpacks, intact and damaged at
+// random (fixed seed), into redis-server with deep payload sanitization, as
+// a list (its verdict must equal Validate's) and as a hash (ValidatePairs').
+func TestValidateAgreesWithRedis(t *testing.T) {
+	c := redisref.Start(t, "--enable-debug-command", "yes", "--hash-max-listpack-entries", "1000",
+		"--hash-max-listpack-value", "10000", "--list-max-listpack-size", "-5")
+	if err := c.SkipChecksums(); err != nil {
+		t.Fatal(err)
+	}
+	vs := sampleValues()
+	bases := [][]byte{
+		build("f", "v", "12", "-5", "long", strings.Repeat("z", 130)),
+		build(vs[:24]...),
+		build(vs[24:30]...),
+		rawListpack([]byte{0x82, '1', '2'}, []byte{0x01}, []byte{0x0C}, []byte{0x02}), // "12" as a string and 12: one field
+		rawListpack([]byte{0xF4, 5, 0, 0, 0, 0, 0, 0, 0}, []byte{0x81, 'x'}),          // 5 in 64 bits
+		build("a", "1", "a", "2"),           // repeated field
+		build("a", "1", "b"),                // odd
+		build("-0", "0", "0", "-0"),         // different fields
+		build(vs[len(vs)-1], "x", "y", "z"), // 32-bit string length
+	}
+	seed := uint64(20261201)
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		lp := append([]byte(nil), bases[i%len(bases)]...)
+		if i >= len(bases) {
+			damage(rng, lp)
+		}
+		list := redisref.AppendString(redisref.AppendLen(redisref.AppendLen(nil, 1), 2), lp)
+		for _, kind := range []struct {
+			typ      byte
+			body     []byte
+			validate func([]byte) error
+		}{
+			{redisref.TypeListQuicklist, list, Validate},
+			{redisref.TypeHashListpack, redisref.AppendString(nil, lp), ValidatePairs},
+		} {
+			redisErr := c.Restore("k", kind.typ, kind.body)
+			ours := kind.validate(lp)
+			if redisErr == nil && kind.typ == redisref.TypeListQuicklist && i >= len(bases) {
+				accepted++
+			}
+			if (redisErr == nil) == (ours == nil) {
+				continue
+			}
+			t.Fatalf("#%d type %d: Redis says %v, we say %v\n%x", i, kind.typ, redisErr, ours, lp)
+		}
+	}
+	t.Logf("%d of %d damaged listpacks valid as lists", accepted, 3000-len(bases))
+}

@@ -13,11 +13,9 @@ import (
 // 65535, "unknown"). It returns nil or a *CorruptError naming the first bad
 // byte. It never panics and never reads outside lp, whatever lp holds.
 //
-// Validate is stricter than Redis on one point: a backlen must be encoded in
-// exactly the bytes Redis writes (Redis accepts a few equivalent spellings
-// that it never produces). It accepts integers in wider encodings than needed
-// and strings that look like integers, as Redis does, since Get and Find read
-// them correctly.
+// Validate accepts what Redis accepts: integers in wider encodings than
+// needed and strings that look like integers, which Get and Find read
+// correctly.
 func Validate(lp []byte) error {
 	if len(lp) < EmptySize {
 		return corrupt(0, "shorter than the 7-byte empty listpack")
@@ -85,12 +83,39 @@ func validateEntry(lp []byte, off, end int) (int, error) {
 	if n+bl > room {
 		return 0, corrupt(off+n, "entry backlen runs past the end")
 	}
-	var want [5]byte
-	putBacklen(want[:], n)
-	for i := range bl {
-		if lp[off+n+i] != want[i] {
-			return 0, corrupt(off+n+i, "backlen does not encode the entry size "+strconv.Itoa(n))
-		}
+	// lpValidateNext: the backlen, read backwards from the last of its
+	// bl bytes as Prev reads it, must give the entry's size. (Redis writes
+	// it in exactly bl bytes, but accepts a spelling whose top groups come
+	// from the bytes before as zeros, such as 0x00 0x81 for an entry 0x00
+	// of size 1; so does Validate, and Prev reads it the same way.)
+	if got, ok := decodeBacklen(lp, off+n+bl-1); !ok || got != n {
+		return 0, corrupt(off+n, "backlen does not encode the entry size "+strconv.Itoa(n))
 	}
 	return off + n + bl, nil
+}
+
+// ValidatePairs is Validate for a listpack of field/value pairs, a hash or a
+// sorted set (RDB types 16 and 17), as Redis's lpValidateIntegrityAndDups
+// checks one on RDB load: the entries must also be even in number, and no
+// field may repeat, fields being compared in their Value form (so the
+// integer 12 and the string "12" are the same field). Unlike Validate it
+// allocates, a set of the fields.
+func ValidatePairs(lp []byte) error {
+	if err := Validate(lp); err != nil {
+		return err
+	}
+	n := Len(lp)
+	if n%2 != 0 {
+		return corrupt(Last(lp), "odd number of entries: the last field has no value")
+	}
+	seen := make(map[string]struct{}, n/2)
+	var scratch [20]byte
+	for off := First(lp); off >= 0; off = Next(lp, Next(lp, off)) {
+		f := Value(lp, off, scratch[:0])
+		if _, dup := seen[string(f)]; dup {
+			return corrupt(off, "field "+strconv.Quote(string(f))+" repeats")
+		}
+		seen[string(f)] = struct{}{}
+	}
+	return nil
 }
