@@ -784,6 +784,7 @@ type serverHelloMsg struct {
 	ticketSupported              bool
 	alpnProtocol                 string
 	supportedPoints              []uint8
+	serverNameAck                bool // empty server_name (RFC 6066, Section 3)
 }
 
 // isHelloRetryRequest reports whether m is a HelloRetryRequest.
@@ -851,6 +852,10 @@ func (m *serverHelloMsg) appendTLS12Extensions(b []byte) []byte {
 	if m.supportedPoints != nil {
 		b, off = beginExt(b, extensionSupportedPoints)
 		b = endExt(appendU8Prefixed(b, m.supportedPoints), off)
+	}
+	if m.serverNameAck {
+		b, off = beginExt(b, extensionServerName)
+		b = endExt(b, off)
 	}
 	return b
 }
@@ -921,6 +926,8 @@ func (m *serverHelloMsg) readExtension(typ uint16, ext *cryptobyte.String, hrr b
 		return readServerALPN(ext, &m.alpnProtocol)
 	case extensionSupportedPoints:
 		return readU8List(ext, &m.supportedPoints)
+	case extensionServerName:
+		m.serverNameAck = true // empty: unmarshal checks ext is consumed
 	default:
 		return false // a server sends nothing else
 	}
@@ -1022,7 +1029,7 @@ func (m *certificateRequestMsgTLS13) appendTo(b []byte) []byte {
 		b, off = beginExt(b, extensionSignatureAlgorithmsCert)
 		b = endExt(appendU16List(b, 2, m.signatureAlgorithmsCert), off)
 	}
-	if m.certificateAuthorities != nil {
+	if len(m.certificateAuthorities) > 0 { // RFC 8446, Section 4.2.4: authorities<3..2^16-1>, never empty
 		b, off = beginExt(b, extensionCertificateAuthorities)
 		var list int
 		b, list = beginLen(b, 2)

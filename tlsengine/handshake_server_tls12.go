@@ -264,6 +264,8 @@ func (e *Engine) serverHello12(ch *clientHelloMsg, sessionID []byte) *serverHell
 		secureRenegotiationSupported: ch.secureRenegotiationSupported || slices.Contains(ch.cipherSuites, scsvRenegotiation),
 		ticketSupported:              v.issueTicket,
 		alpnProtocol:                 e.state.NegotiatedProtocol,
+		// RFC 6066, Section 3: the name chose the certificate; never on resumption.
+		serverNameAck: ch.serverName != "" && !e.hs.resumed,
 	}
 	if ch.supportedPoints != nil {
 		sh.supportedPoints = []uint8{0} // uncompressed (RFC 8422, Section 5.2)

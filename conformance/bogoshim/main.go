@@ -154,9 +154,10 @@ func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, err
 		cfg.ClientAuth = tlsengine.RequestClientCert
 	}
 	// bssl_shim's verify callback accepts any chain unless -verify-fail.
-	// tlsengine accepts any chain when ClientCAs is nil; to decide
-	// ourselves (or to stop asynchronously) it needs a pool and AsyncVerify.
-	if cfg.ClientAuth != tlsengine.NoClientCert && (s.verifyFail || s.async) {
+	// With a (here empty) pool and AsyncVerify, tlsengine hands the chain
+	// to the shim, which decides as that callback does (pump), and a
+	// ticket records the chain as verified, as the resumptions expect.
+	if cfg.ClientAuth != tlsengine.NoClientCert {
 		cfg.ClientCAs = x509.NewCertPool()
 		cfg.AsyncVerify = true
 	}
