@@ -1,45 +1,98 @@
-// Package store implements loopkv's keyspace: 16 logical databases of string
-// values, shared by every event loop, with Redis's expiry rules.
+// Package store implements loopkv's keyspace: 16 logical databases of typed
+// values (strings, hashes and sets today; lists, sorted sets and streams
+// have their type numbers reserved), shared by every event loop, with
+// Redis's expiry and eviction rules. It knows nothing of RESP or sockets.
 //
-// The keyspace is split into shards by a hash of the key; each shard has its
-// own mutex and, per database, its own chained hash table. An operation on one
-// key locks exactly one shard. Operations on several keys (MSet, MSetNX,
-// MGet, DelKeys, CountExisting, Rename, Copy) lock every shard they need at
-// once, in increasing index order, so two of them can never deadlock and
-// each is atomic, as the single-threaded Redis makes them. Whole-keyspace
-// walks (Keys, Scan, DBSize, Stats, FlushDB) lock one shard at a time.
+// # Shards and hash slots
 //
-// Values are copied in once and updated in place when the new value fits the
-// old capacity, so SET of an existing key, INCR and friends do not allocate.
-// Because another loop may overwrite a value in place at any moment, reads
-// never hand out a view of a stored value: they call an EncodeFunc (such as
-// resp.AppendBulk) under the shard lock, which appends the value to the
-// caller's buffer.
+// Keys are placed by their Redis Cluster hash slot: CRC16 of the key, or of
+// its {hash tag}, modulo 16384 (KeySlot). Each of the lock shards (64 by
+// default) owns a contiguous range of slots and, per database, one table.
+// Counting one slot's keys is a lookup in the table's per-slot counters
+// (CountKeysInSlot), and the keys of one slot all sit in one shard, which
+// is what cluster mode's slot migration will walk. An operation on one key
+// locks exactly one shard. Operations on several keys (MSet, MGet, DelKeys,
+// Rename, Copy, Move, the set algebra) lock every shard they need at once,
+// in increasing index order, so two of them can never deadlock and each is
+// atomic, as the single-threaded Redis makes them. Whole-keyspace walks
+// (Keys, Scan, DBSize, Stats) lock one shard at a time; SwapDB locks all.
+//
+// # The keyed-operation primitive
+//
+// Every operation on a key starts with acquire (or find, under locks
+// already held), which finds the key, deletes it first when its TTL has
+// passed, stamps its LRU clock and counts the keyspace hit or miss. The
+// resulting kv checks the type (WrongType) and reads or changes the value
+// through methods (create, del, setVal, resize, room/setLen for compact
+// values, setTTL) that keep the table, the TTL index, the slot counters and
+// the memory accounting in step. No operation repeats that prologue.
+//
+// # Memory layout: nothing for the collector to scan
+//
+// A table's keys and values live in an arena (arena.go): pages of bytes
+// (4 KiB doubling to 256 KiB, and a page of its own for a chunk over 32 KiB)
+// cut into chunks of about sixty size classes, with a free list per class
+// threaded through the freed chunks. Chunks are addressed by 32-bit refs
+// (page index and 8-byte offset), never by Go pointers, so the garbage
+// collector sees one pointer per page and one per bucket array: its work
+// does not grow with the number of keys (TestGCScanWorkDoesNotGrowWithKeys
+// checks the scannable heap; at 10 million keys a full collection takes a
+// few milliseconds of CPU, where a heap of one object per key took 645 ms).
+//
+// A key record is a 32-byte header (chain link, 24 bits of hash with the
+// type and encoding in the top byte, key and value lengths, expiry, LRU
+// clock with the chunk's class, TTL-index slot), then the key, then the
+// value. Strings and compact aggregates (listpacks and intsets, in Redis's
+// own byte formats, see packages listpack and intset) are stored in the
+// record and edited in place in the chunk's spare room; a record that
+// outgrows its chunk moves to a bigger one (relocate), re-linking its chain
+// and TTL-index slot. An aggregate past its Limits (hash-max-listpack-
+// entries and the others) converts once to a hash table of field records
+// in the same arena, named by an index into the table's objs: one bucket
+// array per big aggregate, no pointer per field.
+//
+// # Tables that grow by steps
+//
+// Each table is a chained hash table over the arena (dict.go) whose bucket
+// array is a power of two. Growing (load factor 1) or shrinking (below 1/8)
+// allocates the new array and rehashes incrementally, as Redis's dict.c:
+// both arrays are live, every lookup or insert moves one bucket (visiting at
+// most ten empty ones), and RehashCycle, run from the server's 100 ms
+// ticker, moves more for 1 ms. No lock is held for a whole-table rehash.
+// FlushDB detaches a shard's table in constant time; the pages are freed by
+// the collector, off the loops, so FLUSHDB and FLUSHALL are as cheap
+// synchronous as ASYNC.
+//
+// # Expiry, eviction and memory accounting
 //
 // Expiry works as in Redis: every access deletes the key it finds expired
 // (lazy expiry), and ActiveExpireCycle, called by the server every 100 ms,
-// samples keys with a TTL and deletes the expired ones. Times are Unix
-// milliseconds passed in by the caller; the store never reads the wall clock
-// (it only measures elapsed time to honour ActiveExpireCycle's budget).
+// samples keys with a TTL from each table's index of them and deletes the
+// expired ones. Times are Unix milliseconds passed in by the caller; the
+// store never reads the wall clock (it only measures elapsed time to honour
+// the cycles' budgets).
 //
-// Memory. Every entry counts its key, its value's capacity and a fixed
-// overhead towards UsedMemory, which the store keeps in one atomic counter
-// so that the server can compare it with maxmemory before each command
-// without locking. Evict deletes keys as Redis's maxmemory-policy says
-// (noeviction, allkeys-lru, allkeys-random, volatile-lru, volatile-random,
-// volatile-ttl): each access stamps the entry with a 24-bit clock in
-// seconds under the shard lock, as Redis's LRU_CLOCK, and the LRU and TTL
-// policies sample maxmemory-samples keys per database into a 16-entry
-// eviction pool and evict its best candidate (see evict.go).
+// UsedMemory counts the bytes of every chunk and bucket array, kept per
+// table and summed in one atomic counter so that the server compares it with
+// maxmemory before each command without locking. The server derives the Go
+// runtime's soft memory limit from maxmemory. Evict deletes keys as Redis's
+// maxmemory-policy says (noeviction, allkeys-lru, allkeys-random,
+// volatile-lru, volatile-random, volatile-ttl): the LRU and TTL policies
+// sample maxmemory-samples keys per database into a 16-entry pool, named by
+// copies of their keys, and evict its best candidate (see evict.go).
 //
-// SCAN cursors. Each shard's table is a power-of-two array of bucket chains
-// that grows and shrinks by rehashing at once (under the shard lock). Within a
-// table, the cursor walks bucket indexes in reverse-binary order, as Redis's
-// dictScan does: incrementing the reversed index means that every bucket of
-// a larger or smaller table that holds the keys of an unvisited bucket is
-// still ahead of the cursor, so a key present during the whole iteration is
-// returned at least once (perhaps more than once after a shrink). The cursor
-// value is the table cursor shifted left by the shard bits, with the shard
-// index in the low bits; shards are visited in order, and cursor 0 starts and
-// ends an iteration.
+// # Reads and SCAN cursors
+//
+// Because another loop may change a value in place at any moment, reads
+// never hand out a view of a stored value after the lock is released: they
+// call an EncodeFunc (such as resp.AppendBulk) under the shard lock, which
+// appends the value to the caller's buffer.
+//
+// Within a table, a SCAN cursor walks bucket indexes in reverse-binary
+// order, as Redis's dictScan does, also while a rehash is under way (the
+// smaller array's bucket, then every bucket of the larger one that expands
+// it), so a key present during the whole iteration is returned at least
+// once. The cursor value is the table cursor shifted left by the shard
+// bits, with the shard index in the low bits; shards are visited in order,
+// and cursor 0 starts and ends an iteration.
 package store

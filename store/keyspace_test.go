@@ -1,0 +1,229 @@
+package store
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+)
+
+// Redis Cluster's documented slots (CLUSTER KEYSLOT).
+var keySlotTests = []struct {
+	key  string
+	slot uint16
+}{
+	{"foo", 12182},
+	{"bar", 5061},
+	{"hello", 866},
+	{"{user1000}.following", 3443},
+	{"{user1000}.followers", 3443},
+	{"user1000", 3443},
+	{"foo{}{bar}", 8363}, // an empty tag hashes the whole key
+	{"foo{{bar}}zap", 4015},
+	{"foo{bar}{zap}", 5061},
+}
+
+func TestKeySlotMatchesRedisCluster(t *testing.T) {
+	if c := crc16([]byte("123456789")); c != 0x31c3 {
+		t.Fatalf("crc16(123456789) = %#x, want XMODEM's 0x31c3", c)
+	}
+	for _, tt := range keySlotTests {
+		if got := KeySlot([]byte(tt.key)); got != tt.slot {
+			t.Errorf("KeySlot(%q) = %d, want %d", tt.key, got, tt.slot)
+		}
+	}
+}
+
+// Keys sharing a hash tag share a slot and so a shard, and CountKeysInSlot
+// follows inserts, deletes, renames and expiry.
+func TestSlotCountsFollowTheKeyspace(t *testing.T) {
+	s := New(Options{Shards: 16})
+	tag := KeySlot([]byte("user1000"))
+	for i := 0; i < 50; i++ {
+		s.Set(0, []byte(fmt.Sprintf("{user1000}.%d", i)), []byte("v"), t0, SetOptions{})
+	}
+	if n := s.CountKeysInSlot(0, tag); n != 50 {
+		t.Fatalf("CountKeysInSlot = %d, want 50", n)
+	}
+	s.Del(0, []byte("{user1000}.0"), t0)
+	s.Rename(0, []byte("{user1000}.1"), []byte("elsewhere"), t0, false)
+	s.Expire(0, []byte("{user1000}.2"), t0, t0+10, 0)
+	s.Get(0, []byte("{user1000}.2"), t0+20, nil, rawEnc) // expires it
+	if n := s.CountKeysInSlot(0, tag); n != 47 {
+		t.Fatalf("CountKeysInSlot after DEL, RENAME, expiry = %d, want 47", n)
+	}
+	if n := s.CountKeysInSlot(0, KeySlot([]byte("elsewhere"))); n != 1 {
+		t.Fatalf("CountKeysInSlot(elsewhere) = %d, want 1", n)
+	}
+	if n := s.CountKeysInSlot(1, tag); n != 0 {
+		t.Fatalf("db 1 CountKeysInSlot = %d, want 0", n)
+	}
+}
+
+// A table grows by steps: after the insert that starts a rehash, the old
+// table still holds most keys, every key stays reachable while the rehash
+// is under way, and RehashCycle finishes it.
+func TestTablesRehashIncrementally(t *testing.T) {
+	s := New(Options{Shards: 1})
+	sh := &s.shards[0]
+	d := &sh.dbs[0].keys
+	sawRehash := false
+	for i := 0; i < 1<<14; i++ {
+		before := d.rehash
+		s.Set(0, []byte(fmt.Sprint("k", i)), []byte("v"), t0, SetOptions{})
+		if d.rehashing() {
+			sawRehash = true
+			// one SET is a find and an add: two steps of one bucket and at most 10 empty ones each
+			if before >= 0 && d.rehash-before > 22 {
+				t.Fatalf("at %d keys one SET moved the rehash from bucket %d to %d", i+1, before, d.rehash)
+			}
+		}
+	}
+	if !sawRehash {
+		t.Fatal("no rehash was ever in progress")
+	}
+	for d.count < 1<<15 && !d.rehashing() {
+		s.Set(0, []byte(fmt.Sprint("k", d.count)), []byte("v"), t0, SetOptions{})
+	}
+	if !d.rehashing() {
+		t.Fatal("the table did not start growing")
+	}
+	for i := 0; i < d.count; i++ {
+		if _, st := s.Get(0, []byte(fmt.Sprint("k", i)), t0, nil, rawEnc); st != OK {
+			t.Fatalf("k%d unreachable during the rehash: %v", i, st)
+		}
+	}
+	for d.rehashing() {
+		s.RehashCycle(1 << 30)
+	}
+	if n := len(d.tab[0]); n < d.count {
+		t.Fatalf("after RehashCycle the table has %d buckets for %d keys", n, d.count)
+	}
+	// deleting most keys shrinks the table, again by steps
+	for i, n := 0, d.count+1000; i < n; i++ {
+		s.Del(0, []byte(fmt.Sprint("k", i)), t0)
+	}
+	s.RehashCycle(1 << 30)
+	if s.DBSize(0) != 0 || s.UsedMemory() != 0 {
+		t.Fatalf("after deleting every key: %d keys, %d bytes", s.DBSize(0), s.UsedMemory())
+	}
+}
+
+func TestSwapDBAndMove(t *testing.T) {
+	s := New(Options{})
+	s.Set(0, []byte("a"), []byte("in0"), t0, SetOptions{})
+	s.Set(1, []byte("b"), []byte("in1"), t0, SetOptions{ExpireAt: t0 + 5000})
+	s.SwapDB(0, 1)
+	if v, _ := get(s, 1, "a", t0); v != "in0" {
+		t.Fatalf("db1 a = %q after SWAPDB", v)
+	}
+	if at := s.ExpireAt(0, []byte("b"), t0); at != t0+5000 {
+		t.Fatalf("db0 b TTL = %d after SWAPDB", at)
+	}
+	// the swapped tables still account their memory to the store
+	before := s.UsedMemory()
+	s.Set(0, []byte("c"), make([]byte, 1000), t0, SetOptions{})
+	if s.UsedMemory() <= before {
+		t.Fatal("a write after SWAPDB was not accounted")
+	}
+	if st := s.Move(0, 2, []byte("b"), t0); st != OK {
+		t.Fatalf("MOVE = %v", st)
+	}
+	if at := s.ExpireAt(2, []byte("b"), t0); at != t0+5000 {
+		t.Fatalf("moved b TTL = %d", at)
+	}
+	s.Set(0, []byte("b"), []byte("again"), t0, SetOptions{})
+	if st := s.Move(0, 2, []byte("b"), t0); st != NotSet {
+		t.Fatalf("MOVE onto an existing key = %v, want NotSet", st)
+	}
+	if st := s.Move(0, 0, []byte("b"), t0); st != SameObject {
+		t.Fatalf("MOVE to the same db = %v, want SameObject", st)
+	}
+	s.FlushAll()
+	if s.UsedMemory() != 0 {
+		t.Fatalf("UsedMemory = %d after FLUSHALL", s.UsedMemory())
+	}
+}
+
+// A string command on a key of another type answers WrongType and changes
+// nothing; SET replaces it.
+func TestStringOpsOnOtherTypes(t *testing.T) {
+	s := New(Options{})
+	key := []byte("h")
+	k := s.acquire(0, key, t0, false)
+	k.create(key, TypeHash, EncListpack, []byte{7, 0, 0, 0, 0, 0, 0xff}, 0, 0)
+	k.release()
+	if _, st := s.Get(0, key, t0, nil, rawEnc); st != WrongType {
+		t.Fatalf("GET = %v", st)
+	}
+	if _, st := s.IncrBy(0, key, t0, 1); st != WrongType {
+		t.Fatalf("INCRBY = %v", st)
+	}
+	if _, st := s.Append(0, key, []byte("x"), t0); st != WrongType {
+		t.Fatalf("APPEND = %v", st)
+	}
+	if _, _, st := s.SetGet(0, key, []byte("x"), t0, SetOptions{}, nil, rawEnc); st != WrongType {
+		t.Fatalf("SET GET = %v", st)
+	}
+	if s.TypeOf(0, key, t0) != TypeHash {
+		t.Fatalf("TYPE = %v after refused writes", s.TypeOf(0, key, t0))
+	}
+	if st := s.Set(0, key, []byte("now a string"), t0, SetOptions{}); st != OK {
+		t.Fatalf("SET = %v", st)
+	}
+	if info, _ := s.Object(0, key, t0); info.Type != TypeString || info.Encoding != EncEmbstr {
+		t.Fatalf("after SET: %v %v", info.Type, info.Encoding)
+	}
+}
+
+var stringEncodingTests = []struct {
+	val  string
+	want Encoding
+}{
+	{"123", EncInt}, {"-9223372036854775808", EncInt}, {"9223372036854775808", EncEmbstr},
+	{"0123", EncEmbstr}, {"abc", EncEmbstr}, {string(make([]byte, 44)), EncEmbstr}, {string(make([]byte, 45)), EncRaw},
+}
+
+func TestStringEncodingsAsRedis(t *testing.T) {
+	s := New(Options{})
+	for _, tt := range stringEncodingTests {
+		s.Set(0, []byte("k"), []byte(tt.val), t0, SetOptions{})
+		if info, _ := s.Object(0, []byte("k"), t0); info.Encoding != tt.want {
+			t.Errorf("SET %q: encoding %v, want %v", tt.val, info.Encoding, tt.want)
+		}
+	}
+	s.Append(0, []byte("k"), []byte("x"), t0)
+	if info, _ := s.Object(0, []byte("k"), t0); info.Encoding != EncRaw {
+		t.Errorf("after APPEND: %v, want raw", info.Encoding)
+	}
+	s.Set(0, []byte("n"), []byte("abc"), t0, SetOptions{})
+	s.Set(0, []byte("n"), []byte("5"), t0, SetOptions{})
+	s.IncrBy(0, []byte("n"), t0, 1)
+	if info, _ := s.Object(0, []byte("n"), t0); info.Encoding != EncInt {
+		t.Errorf("after INCR: %v, want int", info.Encoding)
+	}
+}
+
+// The keyspace keeps its keys and values in pointer-free pages: the heap
+// the collector must scan does not grow with the number of keys.
+func TestGCScanWorkDoesNotGrowWithKeys(t *testing.T) {
+	sample := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+	scan := func() uint64 {
+		runtime.GC()
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	s := New(Options{})
+	before := scan()
+	const n = 200_000
+	val := []byte("0123456789abcdef")
+	for i := 0; i < n; i++ {
+		s.Set(0, []byte(fmt.Sprintf("key:%010d", i)), val, t0, SetOptions{ExpireAt: t0 + int64(i)})
+	}
+	after := scan()
+	grown := int64(after) - int64(before)
+	if perKey := float64(grown) / n; perKey > 1 {
+		t.Fatalf("scannable heap grew by %d bytes for %d keys (%.2f per key); want well under one pointer per key", grown, n, perKey)
+	}
+	runtime.KeepAlive(s)
+}
