@@ -120,24 +120,43 @@ func (s *Server) infoClients(b []byte) []byte {
 	return infoInt(b, "clients_in_timeout_table", 0)
 }
 
+// memorySamples are the runtime/metrics INFO memory reports; unlike
+// runtime.ReadMemStats, reading them does not stop the world.
+var memorySamples = [...]string{"/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes",
+	"/gc/scan/heap:bytes", "/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/total:cpu-seconds", "/gc/cycles/total:gc-cycles"}
+
 func (s *Server) infoMemory(b []byte) []byte {
-	used := storeUsedMemory(s.store)
-	// runtime/metrics, unlike runtime.ReadMemStats, does not stop the world.
-	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(samples)
-	var total, heap int64
-	if samples[0].Value.Kind() == metrics.KindUint64 {
-		total = int64(samples[0].Value.Uint64())
+	st := storeStats(s.store)
+	used := st.used
+	var samples [len(memorySamples)]metrics.Sample
+	for i, name := range memorySamples {
+		samples[i].Name = name
 	}
-	if samples[1].Value.Kind() == metrics.KindUint64 {
-		heap = int64(samples[1].Value.Uint64())
+	metrics.Read(samples[:])
+	u := func(i int) int64 {
+		if samples[i].Value.Kind() == metrics.KindUint64 {
+			return int64(samples[i].Value.Uint64())
+		}
+		return 0
 	}
+	f := func(i int) float64 {
+		if samples[i].Value.Kind() == metrics.KindFloat64 {
+			return samples[i].Value.Float64()
+		}
+		return 0
+	}
+	total, heap := u(0), u(1)
 	b = append(b, "# Memory\r\n"...)
 	b = infoInt(b, "used_memory", used)
 	b = infoLine(b, "used_memory_human", bytesToHuman(used))
 	b = infoInt(b, "used_memory_rss", total)
 	b = infoLine(b, "used_memory_rss_human", bytesToHuman(total))
 	b = infoInt(b, "go_heap_objects", heap)
+	b = infoInt(b, "keyspace_arena_bytes", st.arena)
+	b = infoInt(b, "go_gc_scan_heap_bytes", u(2))
+	b = infoInt(b, "go_gc_cycles", u(5))
+	b = infoLine(b, "go_gc_cpu_seconds", strconv.FormatFloat(f(3), 'f', 6, 64))
+	b = infoLine(b, "go_total_cpu_seconds", strconv.FormatFloat(f(4), 'f', 6, 64))
 	maxMem := s.cfg.mem.maxMemory.Load()
 	b = infoInt(b, "maxmemory", maxMem)
 	b = infoLine(b, "maxmemory_human", bytesToHuman(maxMem))

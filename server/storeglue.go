@@ -24,7 +24,7 @@ const rehashBudget = time.Millisecond
 
 // keyspaceStats is what INFO reads from the store.
 type keyspaceStats struct {
-	used                           int64
+	used, arena                    int64
 	expired, evicted, hits, misses int64
 	dbs                            []dbStats
 }
@@ -39,7 +39,7 @@ func storeStats(st *store.Store) keyspaceStats {
 		return keyspaceStats{}
 	}
 	s := st.Stats()
-	ks := keyspaceStats{used: s.UsedMemory, expired: s.ExpiredKeys, evicted: s.EvictedKeys,
+	ks := keyspaceStats{used: s.UsedMemory, arena: s.ArenaBytes, expired: s.ExpiredKeys, evicted: s.EvictedKeys,
 		hits: s.KeyspaceHits, misses: s.KeyspaceMisses}
 	for _, d := range s.DBs {
 		ks.dbs = append(ks.dbs, dbStats{keys: d.Keys, expires: d.Expires, avgTTL: d.AvgTTL})
@@ -47,4 +47,3 @@ func storeStats(st *store.Store) keyspaceStats {
 	return ks
 }
 
-func storeUsedMemory(st *store.Store) int64 { return storeStats(st).used }

@@ -264,7 +264,8 @@ type DBStats struct {
 
 // Stats are the store's counters for INFO.
 type Stats struct {
-	UsedMemory     int64     // approximate bytes of keys, values and overhead
+	UsedMemory     int64     // bytes of the chunks and bucket arrays in use
+	ArenaBytes     int64     // bytes of the arenas' pages, free chunks included
 	DBs            []DBStats // indexed by database
 	ExpiredKeys    int64     // keys deleted because their TTL passed
 	EvictedKeys    int64     // keys deleted by Evict to honour a memory limit
@@ -284,6 +285,7 @@ func (s *Store) Stats() Stats {
 		st.KeyspaceMisses += sh.misses
 		for db := range sh.dbs {
 			st.UsedMemory += sh.dbs[db].acct.used
+			st.ArenaBytes += sh.dbs[db].a.bytes()
 			st.DBs[db].Keys += sh.dbs[db].keys.count
 			st.DBs[db].Expires += len(sh.dbs[db].expires)
 		}
