@@ -36,6 +36,36 @@ func TestKeySlotMatchesRedisCluster(t *testing.T) {
 
 // Keys sharing a hash tag share a slot and so a shard, and CountKeysInSlot
 // follows inserts, deletes, renames and expiry.
+// crc16 slices by 8: it must agree with the bitwise definition at every
+// length and alignment.
+func TestCRC16SlicingMatchesBitwise(t *testing.T) {
+	bitwise := func(b []byte) uint16 {
+		var c uint16
+		for _, x := range b {
+			c ^= uint16(x) << 8
+			for j := 0; j < 8; j++ {
+				if c&0x8000 != 0 {
+					c = c<<1 ^ 0x1021
+				} else {
+					c <<= 1
+				}
+			}
+		}
+		return c
+	}
+	buf := make([]byte, 64)
+	for i := range buf {
+		buf[i] = byte(i*131 + 7)
+	}
+	for off := 0; off < 8; off++ {
+		for n := 0; off+n <= len(buf); n++ {
+			if got, want := crc16(buf[off:off+n]), bitwise(buf[off:off+n]); got != want {
+				t.Fatalf("crc16(buf[%d:%d]) = %#x, want %#x", off, off+n, got, want)
+			}
+		}
+	}
+}
+
 func TestSlotCountsFollowTheKeyspace(t *testing.T) {
 	s := New(Options{Shards: 16})
 	tag := KeySlot([]byte("user1000"))
