@@ -365,9 +365,10 @@ func (s *Store) SwapDB(a, b int) {
 	s.avgTTL[b].Store(x)
 }
 
-// RehashCycle moves hash-table buckets of tables being resized for about
-// budget, as Redis's databasesCron does with dictRehashMilliseconds, so that
-// tables finish growing even when they are rarely touched.
+// RehashCycle frees deleted big values (lazy free) and moves hash-table
+// buckets of tables being resized, for about budget, as Redis's
+// databasesCron does with dictRehashMilliseconds, so that tables finish
+// growing even when they are rarely touched.
 func (s *Store) RehashCycle(budget time.Duration) {
 	start := time.Now()
 	n := len(s.shards)
@@ -377,6 +378,13 @@ func (s *Store) RehashCycle(budget time.Duration) {
 		sh.mu.Lock()
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
+			for len(t.trash) > 0 {
+				t.sweepTrash(256)
+				if time.Since(start) > budget {
+					sh.mu.Unlock()
+					return
+				}
+			}
 			for t.keys.rehashing() {
 				t.keys.step(&t.a, 100)
 				if time.Since(start) > budget {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // Redis Cluster's documented slots (CLUSTER KEYSLOT).
@@ -256,4 +257,40 @@ func TestGCScanWorkDoesNotGrowWithKeys(t *testing.T) {
 		t.Fatalf("scannable heap grew by %d bytes for %d keys (%.2f per key); want well under one pointer per key", grown, n, perKey)
 	}
 	runtime.KeepAlive(s)
+}
+
+// Deleting a value with many fields leaves them to RehashCycle, which frees
+// them by steps; a small one is freed at once.
+func TestBigValuesAreFreedLazily(t *testing.T) {
+	s := New(Options{})
+	mk := func(key string, fields int) {
+		k := s.acquire(0, []byte(key), t0, false)
+		defer k.release()
+		idx := k.t.newHashtable()
+		k.create([]byte(key), TypeSet, EncHashtable, idx[:], 0, 0)
+		for i := 0; i < fields; i++ {
+			k.fieldPut([]byte(fmt.Sprint("member:", i)), nil)
+		}
+	}
+	mk("small", 10)
+	s.Del(0, []byte("small"), t0)
+	if m := s.UsedMemory(); m != 0 {
+		t.Fatalf("UsedMemory = %d after deleting a 10-member set", m)
+	}
+	mk("big", 20000)
+	s.Del(0, []byte("big"), t0)
+	if s.UsedMemory() == 0 {
+		t.Fatal("a 20000-member set was freed inside DEL")
+	}
+	if s.Exists(0, []byte("big"), t0) {
+		t.Fatal("the deleted key still exists")
+	}
+	mk("big2", 100) // the keyspace stays usable while the trash waits
+	s.Del(0, []byte("big2"), t0)
+	for i := 0; i < 1000 && s.UsedMemory() != 0; i++ {
+		s.RehashCycle(time.Millisecond)
+	}
+	if m := s.UsedMemory(); m != 0 {
+		t.Fatalf("UsedMemory = %d after RehashCycle swept the trash", m)
+	}
 }

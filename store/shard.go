@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -48,6 +49,7 @@ type keyTable struct {
 	expires []ref    // records with a TTL; the record's ttlIdx is its index
 	objs    []dict   // values encoded as hash tables, by index
 	objFree []uint32 // free indexes of objs
+	trash   []dict   // deleted big hash-table values, freed by RehashCycle
 	slots   []uint32 // keys per hash slot of the shard's range, nil while empty
 }
 
@@ -218,16 +220,61 @@ func (t *keyTable) newObj(d dict) int {
 }
 
 // dropObj frees hash-table value i and its records.
+// A big one goes to the table's trash, which RehashCycle frees by steps,
+// as Redis's lazyfree frees big values off the main thread: no command
+// holds the lock while a million fields are released.
 func (t *keyTable) dropObj(i int) {
-	d := &t.objs[i]
-	d.each(&t.a, func(r ref) bool {
-		b := t.a.at(r)
-		t.a.release(r, classOf(fieldHdr+recKlenOf(b)+recVlenOf(b)), fieldHdr+recKlenOf(b)+recVlenOf(b))
-		return true
-	})
-	t.a.acct.add(-d.arrayBytes())
-	*d = dict{}
+	d := t.objs[i]
+	t.objs[i] = dict{}
 	t.objFree = append(t.objFree, uint32(i))
+	t.a.acct.add(-d.arrayBytes()) // the arrays go to the collector with d
+	if d.count > lazyFreeMin {
+		d.rehash = 0 // the sweep's cursor: next bucket of tab[0], then tab[1]
+		t.trash = append(t.trash, d)
+		return
+	}
+	t.sweep(&d, math.MaxInt)
+}
+
+// lazyFreeMin is the most fields a value frees at once when it is deleted;
+// Redis's LAZYFREE_THRESHOLD.
+const lazyFreeMin = 64
+
+// sweep frees up to n buckets' worth of d's records from its cursor (the
+// buckets of tab[0], then of tab[1]) and reports whether d is empty.
+func (t *keyTable) sweep(d *dict, n int) bool {
+	for {
+		for ; d.rehash < len(d.tab[0]); d.rehash++ {
+			if n == 0 {
+				return false
+			}
+			for r := d.tab[0][d.rehash]; r != noRef; {
+				next := recNextOf(t.a.at(r))
+				t.freeField(r)
+				r = next
+			}
+			n--
+		}
+		if d.tab[1] == nil {
+			break
+		}
+		d.tab[0], d.tab[1] = d.tab[1], nil
+		d.rehash = 0
+	}
+	*d = dict{}
+	return true
+}
+
+// sweepTrash frees up to n buckets' worth of the trash.
+func (t *keyTable) sweepTrash(n int) {
+	for len(t.trash) > 0 && n > 0 {
+		d := &t.trash[len(t.trash)-1]
+		if !t.sweep(d, n) {
+			return
+		}
+		t.trash = t.trash[:len(t.trash)-1]
+		n -= 64
+	}
 }
 
 // fieldHdr is the header of a record of a hash-table value (a hash's field
