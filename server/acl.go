@@ -11,30 +11,20 @@ import (
 )
 
 // Access control as Redis 7.0's ACL has it, for the common case: users
-// with passwords, command and category rules, and key patterns. One root
-// selector per user; no (selectors), no first-arg or subcommand rules.
+// with passwords, command, subcommand and category rules, and key patterns.
+// One root selector per user; no (selectors), no first-arg rules.
 //
 // Concurrency: a user is a stable handle (*aclUser) that clients keep; its
 // permissions are an immutable aclPerm swapped in atomically by ACL SETUSER
 // and ACL LOAD, so every loop checks commands with one atomic load and no
 // lock. The user table, the log and the file are under aclState.mu.
 //
-// Categories are derived from the command table (aclCategories in
-// cmd_server.go, the same list COMMAND INFO prints):
-//
-//	Group "string"      -> @string      Flags flagWrite    -> @write
-//	Group "generic"     -> @keyspace    Flags flagReadOnly -> @read
-//	Group "connection"  -> @connection  Flags flagAdmin    -> @admin @dangerous
-//	Flags flagFast      -> @fast, otherwise @slow
-//
-// Redis's other categories exist (ACL CAT lists them) and hold no command.
-
-// aclCategoryNames are Redis 7.0's categories in ACL CAT's order.
-var aclCategoryNames = []string{
-	"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
-	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking",
-	"dangerous", "connection", "transaction", "scripting",
-}
+// Commands, categories and key permissions come from the command spec
+// (cmd_spec.go): every row, subcommands included, has its own bit in a
+// user's command bitset (its id), its categories (ACL and those its flags
+// imply), and key specs whose flags say what each key needs: ACCESS needs
+// read permission, INSERT, UPDATE and DELETE write permission, as Redis
+// 7.0's ACLSelectorCheckKey has it.
 
 // Key permissions of a pattern: ~ is both, %R~ read, %W~ write.
 const (
@@ -191,81 +181,24 @@ func (a *aclState) user(name string) *aclUser {
 	return a.users[name]
 }
 
-// aclCmdInfo is what the checks need of a command row: its bit in the
-// permission bitset (its position in allCommands) and the permissions its
-// keys need.
-type aclCmdInfo struct {
-	id      int
-	keyNeed []uint8 // by key ordinal, the last repeating; nil: by flags
-}
-
-// aclKeyNeeds are the commands whose keys need other permissions than
-// their flags say (write: %W, read-only: %R), from Redis 7.0's key specs:
-// read-modify-write needs both, metadata reads need neither (any pattern
-// that matches the key will do), COPY reads its source.
-var aclKeyNeeds = map[string][]uint8{
-	"incr": {aclRW}, "decr": {aclRW}, "incrby": {aclRW}, "decrby": {aclRW}, "incrbyfloat": {aclRW},
-	"getdel": {aclRW}, "getex": {aclRW}, "getset": {aclRW},
-	"rename": {aclRW, aclWrite}, "renamenx": {aclRW, aclWrite},
-	"copy":   {aclRead, aclWrite},
-	"exists": {0}, "strlen": {0}, "touch": {0}, "type": {0},
-}
-
-// The command info is built on first use because allCommands is built by
-// an init function.
-var (
-	aclInfoOnce sync.Once
-	aclInfo     map[*command]aclCmdInfo
-)
-
-func aclCommandInfo(cmd *command) (aclCmdInfo, bool) {
-	aclInfoOnce.Do(func() {
-		aclInfo = make(map[*command]aclCmdInfo, len(allCommands))
-		for i, c := range allCommands {
-			aclInfo[c] = aclCmdInfo{id: i, keyNeed: aclKeyNeeds[c.Name]}
-		}
-	})
-	ci, ok := aclInfo[cmd]
-	return ci, ok
-}
-
-func aclCommandID(cmd *command) (int, bool) {
-	ci, ok := aclCommandInfo(cmd)
-	return ci.id, ok
-}
-
-// keyNeed is the permission the k-th key (0-based) of cmd with args needs.
-func keyNeed(cmd *command, ci aclCmdInfo, args [][]byte, k int) uint8 {
-	if ci.keyNeed != nil {
-		return ci.keyNeed[min(k, len(ci.keyNeed)-1)]
+// keyNeed is the permission a key with spec flags f needs.
+func keyNeed(f keyFlags) uint8 {
+	var need uint8
+	if f&keyAccess != 0 {
+		need |= aclRead
 	}
-	if cmd.Name == "set" { // SET ... GET reads the old value
-		for _, a := range args[3:] {
-			if equalFoldLower(a, "get") {
-				return aclRW
-			}
-		}
+	if f&(keyInsert|keyUpdate|keyDelete) != 0 {
+		need |= aclWrite
 	}
-	if cmd.Flags&flagWrite != 0 {
-		return aclWrite
-	}
-	return aclRead
+	return need
 }
 
 // aclCategoryHas reports whether cmd belongs to category cat (no '@').
 func aclCategoryHas(cmd *command, cat string) bool {
-	if cat == "all" {
-		return true
-	}
-	for _, c := range aclCategories(cmd) {
-		if c[1:] == cat {
-			return true
-		}
-	}
-	return false
+	return cat == "all" || cmd.cats&aclCategoryBit(cat) != 0
 }
 
-func validCategory(cat string) bool { return cat == "all" || slices.Contains(aclCategoryNames, cat) }
+func validCategory(cat string) bool { return cat == "all" || aclCategoryBit(cat) != 0 }
 
 // check reports why u may not run cmd with c.args: "" when it may, else
 // the NOPERM error text to reply. A nil u is the default user. When the
@@ -285,7 +218,7 @@ func (a *aclState) check(u *aclUser, cmd *command, c *cmdCtx) string {
 		return ""
 	case "command":
 		a.deniedCmd.Add(1)
-		name := fullCommandName(cmd, c.args)
+		name := cmd.full
 		a.addLog(c, "command", name, u.name)
 		return "NOPERM " + errNoCommandPerm("this", name)
 	default:
@@ -293,23 +226,6 @@ func (a *aclState) check(u *aclUser, cmd *command, c *cmdCtx) string {
 		a.addLog(c, "key", string(c.args[keyPos]), u.name)
 		return aclErrNoKeyPerm
 	}
-}
-
-// fullCommandName is Redis's fullname of the command args run: "config|get"
-// for a known subcommand of a container, else the command's name.
-func fullCommandName(cmd *command, args [][]byte) string {
-	subs := subcommandTables[cmd.Name]
-	if cmd.Name == "acl" {
-		subs = aclSubTable
-	}
-	if len(args) > 1 {
-		for _, sc := range subs {
-			if equalFoldLower(args[1], sc.Name) {
-				return cmd.Name + "|" + sc.Name
-			}
-		}
-	}
-	return cmd.Name
 }
 
 // errNoCommandPerm is Redis 7.0's text, after "NOPERM " in replies: who
@@ -320,42 +236,27 @@ func errNoCommandPerm(who, cmd string) string {
 
 // permits checks cmd with args (args[0] the name) against p. It returns ""
 // when allowed, "command" when the command is denied, or "key" and the
-// index in args of the first key no pattern allows.
+// index in args of the first key no pattern allows. It allocates only for
+// a call with more than 16 keys and a user without allkeys.
 func (p *aclPerm) permits(cmd *command, args [][]byte) (reason string, keyPos int) {
-	ci, known := aclCommandInfo(cmd)
 	if cmd.Flags&flagNoAuth == 0 && (p.removed || !p.allowAll) {
-		// A row outside the table the bits were built on is a future
-		// command: allowed by +@all only, as in Redis.
-		if p.removed || known && p.cmds[ci.id/64]&(1<<(ci.id%64)) == 0 || !known && !p.futureCmds {
+		if p.removed || p.cmds[cmd.id/64]&(1<<(cmd.id%64)) == 0 {
 			return "command", 0
 		}
 	}
-	if p.allKeys || cmd.First <= 0 {
+	if p.allKeys || len(cmd.Keys) == 0 {
 		return "", 0
 	}
-	first, last, step := keyRange(cmd, len(args))
-	for i, k := first, 0; i <= last; i, k = i+step, k+1 {
-		if !p.keyAllowed(args[i], keyNeed(cmd, ci, args, k)) {
-			return "key", i
+	// A call whose keys the specs cannot find is let through, as Redis
+	// does: the handler answers it with a syntax error.
+	var buf [16]keyRef
+	keys, _ := commandKeys(cmd, args, buf[:0], 0)
+	for _, k := range keys {
+		if !p.keyAllowed(args[k.Pos], keyNeed(k.Flags)) {
+			return "key", k.Pos
 		}
 	}
 	return "", 0
-}
-
-// keyRange returns the argument positions of cmd's keys in a call with n
-// arguments; last < first when there are none.
-func keyRange(cmd *command, n int) (first, last, step int) {
-	first, last, step = cmd.First, cmd.Last, cmd.Step
-	if step <= 0 {
-		step = 1
-	}
-	if last < 0 {
-		last = n + last
-	}
-	if last >= n {
-		last = n - 1
-	}
-	return first, last, step
 }
 
 // keyAllowed reports whether some pattern with the needed permissions
@@ -472,7 +373,7 @@ func (p *aclPerm) finish() {
 	if !p.allKeys || p.removed {
 		return
 	}
-	for id := range allCommands {
+	for id := range commands().rows {
 		if p.cmds[id/64]&(1<<(id%64)) == 0 {
 			return
 		}
@@ -481,7 +382,7 @@ func (p *aclPerm) finish() {
 }
 
 func (p *aclPerm) ensureBits() {
-	if n := (len(allCommands) + 63) / 64; len(p.cmds) < n {
+	if n := (len(commands().rows) + 63) / 64; len(p.cmds) < n {
 		p.cmds = append(p.cmds, make([]uint64, n-len(p.cmds))...)
 	}
 }
@@ -663,27 +564,36 @@ func (p *aclPerm) addChannel(pat string) error {
 	return nil
 }
 
-// commandRule applies +name, -name, +@cat or -@cat (name lower case).
+// commandRule applies +name, -name, +@cat or -@cat (name lower case). A
+// name is a command, which takes its subcommands along, or one subcommand
+// ("config|get").
 func (p *aclPerm) commandRule(allow bool, name string) error {
 	if strings.HasPrefix(name, "@") {
 		cat := name[1:]
 		if !validCategory(cat) {
 			return aclRuleError(aclErrUnknown)
 		}
-		for id, cmd := range allCommands {
+		for id, cmd := range commands().rows {
 			if aclCategoryHas(cmd, cat) {
 				p.setBit(id, allow)
 			}
 		}
-	} else {
-		cmd := commandIndex[name]
-		if cmd == nil {
-			return aclRuleError(aclErrUnknown)
-		}
-		id, _ := aclCommandID(cmd)
-		p.setBit(id, allow)
+		return nil
 	}
+	cmd := commandByName(name)
+	if cmd == nil {
+		return aclRuleError(aclErrUnknown)
+	}
+	setCommandBits(p.cmds, cmd, allow)
 	return nil
+}
+
+// setCommandBits sets or clears the bits of cmd and its subcommands.
+func setCommandBits(bits []uint64, cmd *command, on bool) {
+	setBitIn(bits, cmd.id, on)
+	for _, sub := range cmd.subs {
+		setBitIn(bits, sub.id, on)
+	}
 }
 
 func (p *aclPerm) setBit(id int, on bool) { setBitIn(p.cmds, id, on) }
@@ -730,7 +640,8 @@ func (p *aclPerm) passwordHexes() []string {
 // bits as Redis 7.0's ACLDescribeSelectorCommandRules does: "+@all" (with
 // future commands) or "-@all", then each category that moves most of its
 // commands the right way, then the single commands still different. The
-// commands come in table order where Redis uses its hash order.
+// commands come in table order where Redis uses its hash order, and a
+// subcommand follows its container.
 func (p *aclPerm) commandRules() string {
 	p.ensureBits()
 	fake := make([]uint64, len(p.cmds))
@@ -742,9 +653,10 @@ func (p *aclPerm) commandRules() string {
 			fake[i] = ^uint64(0)
 		}
 	}
+	rows := commands().rows
 	for _, cat := range aclCategoryNames {
 		on, off := 0, 0
-		for id, cmd := range allCommands {
+		for id, cmd := range rows {
 			if aclCategoryHas(cmd, cat) {
 				if p.cmds[id/64]&(1<<(id%64)) != 0 {
 					on++
@@ -759,21 +671,24 @@ func (p *aclPerm) commandRules() string {
 				sign = "-@"
 			}
 			b = append(b, sign+cat)
-			for id, cmd := range allCommands {
+			for id, cmd := range rows {
 				if aclCategoryHas(cmd, cat) {
 					setBitIn(fake, id, additive)
 				}
 			}
 		}
 	}
-	for id, cmd := range allCommands {
+	for id, cmd := range rows { // a container comes before its subcommands
 		user, f := p.cmds[id/64]&(1<<(id%64)) != 0, fake[id/64]&(1<<(id%64)) != 0
-		switch {
-		case user && !f:
-			b = append(b, "+"+cmd.Name)
-		case !user && f:
-			b = append(b, "-"+cmd.Name)
+		if user == f {
+			continue
 		}
+		sign := "-"
+		if user {
+			sign = "+"
+		}
+		b = append(b, sign+cmd.full)
+		setCommandBits(fake, cmd, user)
 	}
 	return strings.Join(b, " ")
 }

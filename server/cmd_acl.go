@@ -22,16 +22,7 @@ func serverACL(s *Server) *aclState {
 // user.
 func clientUser(cl *client) *aclUser { return cl.user }
 
-func cmdACL(c *cmdCtx) {
-	if len(c.args) == 2 && equalFoldLower(c.args[1], "help") {
-		c.arrayLen(len(aclHelp))
-		for _, l := range aclHelp {
-			c.simple(l)
-		}
-		return
-	}
-	dispatchSub(c, "ACL", aclSubcommands)
-}
+func cmdACLHelp(c *cmdCtx) { helpReply(c, aclHelp) }
 
 // aclHelp is ACL HELP's text, as Redis 7.0 words it.
 var aclHelp = []string{
@@ -222,9 +213,9 @@ func cmdACLCat(c *cmdCtx) {
 			return
 		}
 		var names []string
-		for _, cmd := range allCommands {
+		for _, cmd := range commands().rows {
 			if aclCategoryHas(cmd, cat) {
-				names = append(names, cmd.Name)
+				names = append(names, cmd.full)
 			}
 		}
 		c.arrayLen(len(names))
@@ -295,21 +286,24 @@ func cmdACLDryRun(c *cmdCtx) {
 		c.errReply("ERR User '" + clip(c.args[2]) + "' not found")
 		return
 	}
-	cmd := lookupCommand(c.args[3], nil)
+	args := c.args[3:]
+	cmd := lookupCommand(args[0])
+	if cmd != nil && len(cmd.subs) > 0 && len(args) > 1 {
+		cmd = cmd.sub(args[1])
+	}
 	if cmd == nil {
 		c.errReply("ERR Command '" + clip(c.args[3]) + "' not found")
 		return
 	}
-	args := c.args[3:]
 	if !arityOK(cmd.Arity, len(args)) {
-		c.errReply("ERR wrong number of arguments for '" + cmd.Name + "' command")
+		c.errReply(errArity(cmd.full))
 		return
 	}
 	switch reason, pos := u.perm.Load().permits(cmd, args); reason {
 	case "":
 		c.ok()
 	case "command":
-		c.bulkString(errNoCommandPerm("This", fullCommandName(cmd, args)))
+		c.bulkString(errNoCommandPerm("This", cmd.full))
 	default:
 		c.bulkString("This user has no permissions to access the '" + string(args[pos]) + "' key")
 	}
@@ -368,27 +362,93 @@ func cmdACLSave(c *cmdCtx) {
 	c.ok()
 }
 
-var aclSubcommands = []subcommand{
-	{Name: "cat", Arity: -2, Summary: "List the ACL categories or the commands inside a category.", Fn: cmdACLCat},
-	{Name: "deluser", Arity: -3, Summary: "Remove the specified user.", Fn: cmdACLDelUser},
-	{Name: "dryrun", Arity: -4, Summary: "Returns whether the user can execute the given command without executing the command.", Fn: cmdACLDryRun},
-	{Name: "genpass", Arity: -2, Summary: "Generate a pseudorandom secure password to use for ACL users.", Fn: cmdACLGenPass},
-	{Name: "getuser", Arity: 3, Summary: "Get the user's details.", Fn: cmdACLGetUser},
-	{Name: "list", Arity: 2, Summary: "Show users details in config file format.", Fn: cmdACLList},
-	{Name: "load", Arity: 2, Summary: "Reload users from the ACL file.", Fn: cmdACLLoad},
-	{Name: "log", Arity: -2, Summary: "List latest events denied because of ACLs in place.", Fn: cmdACLLog},
-	{Name: "save", Arity: 2, Summary: "Save the current config to the ACL file.", Fn: cmdACLSave},
-	{Name: "setuser", Arity: -3, Summary: "Modify or create the rules for a specific ACL user.", Fn: cmdACLSetUser},
-	{Name: "users", Arity: 2, Summary: "List all configured ACL users.", Fn: cmdACLUsers},
-	{Name: "whoami", Arity: 2, Summary: "Return the name of the user associated to the current connection.", Fn: cmdACLWhoAmI},
-}
-
-// aclSubTable is aclSubcommands for fullCommandName, set in init because
-// the handlers above reach fullCommandName.
-var aclSubTable []subcommand
-
-func init() { aclSubTable = aclSubcommands }
-
 var aclCommands = []command{
-	{Name: "acl", Arity: -2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, Group: "server", Since: "6.0.0", Summary: "A container for Access List Control commands.", Fn: cmdACL},
+	{Name: "acl", Arity: -2,
+		Doc: cmdDoc{Summary: "A container for Access List Control commands ", Since: "6.0.0", Group: "server",
+			Complexity: "Depends on subcommand."},
+		Subs: []command{
+			{Name: "cat", Arity: -2, Flags: flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "List the ACL categories or the commands inside a category", Since: "6.0.0", Group: "server",
+					Complexity: "O(1) since the categories and commands are a fixed set.",
+					Args: []cmdArg{
+						{Name: "categoryname", Type: argString, Flags: argOptional},
+					}},
+				Fn: cmdACLCat},
+			{Name: "deluser", Arity: -3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Remove the specified ACL users and the associated rules", Since: "6.0.0", Group: "server",
+					Complexity: "O(1) amortized time considering the typical user.",
+					Args: []cmdArg{
+						{Name: "username", Type: argString, Flags: argMultiple},
+					}},
+				Fn: cmdACLDelUser},
+			{Name: "dryrun", Arity: -4, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Returns whether the user can execute the given command without executing the command.", Since: "7.0.0", Group: "server",
+					Complexity: "O(1).",
+					Args: []cmdArg{
+						{Name: "username", Type: argString},
+						{Name: "command", Type: argString},
+						{Name: "arg", Type: argString, Flags: argOptional | argMultiple},
+					}},
+				Fn: cmdACLDryRun},
+			{Name: "genpass", Arity: -2, Flags: flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Generate a pseudorandom secure password to use for ACL users", Since: "6.0.0", Group: "server",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "bits", Type: argInteger, Flags: argOptional},
+					}},
+				Fn: cmdACLGenPass},
+			{Name: "getuser", Arity: 3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Get the rules for a specific ACL user", Since: "6.0.0", Group: "server",
+					Complexity: "O(N). Where N is the number of password, command and pattern rules that the user has.",
+					History:    [][2]string{{"6.2.0", "Added Pub/Sub channel patterns."}, {"7.0.0", "Added selectors and changed the format of key and channel patterns from a list to their rule representation."}},
+					Args: []cmdArg{
+						{Name: "username", Type: argString},
+					}},
+				Fn: cmdACLGetUser},
+			{Name: "help", Arity: 2, Flags: flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Show helpful text about the different subcommands", Since: "6.0.0", Group: "server",
+					Complexity: "O(1)"},
+				Fn: cmdACLHelp},
+			{Name: "list", Arity: 2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "List the current ACL rules in ACL config file format", Since: "6.0.0", Group: "server",
+					Complexity: "O(N). Where N is the number of configured users."},
+				Fn: cmdACLList},
+			{Name: "load", Arity: 2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Reload the ACLs from the configured ACL file", Since: "6.0.0", Group: "server",
+					Complexity: "O(N). Where N is the number of configured users."},
+				Fn: cmdACLLoad},
+			{Name: "log", Arity: -2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "List latest events denied because of ACLs in place", Since: "6.0.0", Group: "server",
+					Complexity: "O(N) with N being the number of entries shown.",
+					Args: []cmdArg{
+						{Name: "operation", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
+							{Name: "count", Type: argInteger},
+							{Name: "reset", Type: argPureToken, Token: "RESET"},
+						}},
+					}},
+				Fn: cmdACLLog},
+			{Name: "save", Arity: 2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Save the current ACL rules in the configured ACL file", Since: "6.0.0", Group: "server",
+					Complexity: "O(N). Where N is the number of configured users."},
+				Fn: cmdACLSave},
+			{Name: "setuser", Arity: -3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Modify or create the rules for a specific ACL user", Since: "6.0.0", Group: "server",
+					Complexity: "O(N). Where N is the number of rules provided.",
+					History:    [][2]string{{"6.2.0", "Added Pub/Sub channel patterns."}, {"7.0.0", "Added selectors and key based permissions."}},
+					Args: []cmdArg{
+						{Name: "username", Type: argString},
+						{Name: "rule", Type: argString, Flags: argOptional | argMultiple},
+					}},
+				Fn: cmdACLSetUser},
+			{Name: "users", Arity: 2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "List the username of all the configured ACL rules", Since: "6.0.0", Group: "server",
+					Complexity: "O(N). Where N is the number of configured users."},
+				Fn: cmdACLUsers},
+			{Name: "whoami", Arity: 2, Flags: flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Return the name of the user associated to the current connection", Since: "6.0.0", Group: "server",
+					Complexity: "O(1)"},
+				Fn: cmdACLWhoAmI},
+		}},
 }
+
+func init() { register(aclCommands...) }

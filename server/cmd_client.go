@@ -8,52 +8,32 @@ import (
 
 // CLIENT and its subcommands (connection family; the row is in cmd_conn.go).
 
-// subcommand is one CLIENT, CONFIG or COMMAND subcommand.
-type subcommand struct {
-	Name    string // lower case
-	Arity   int    // counts the container and the subcommand name
-	Summary string
-	Fn      func(*cmdCtx)
+// clientHelp is CLIENT HELP's text: the subcommands loopkv has.
+var clientHelp = []string{
+	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ID",
+	"    Return the ID of the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"SETINFO <option> <value>",
+	"    Set client meta attr LIB-NAME or LIB-VER.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"LIST [options ...]",
+	"    Return information about client connections. Options: TYPE, ID.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections by ip:port, or by ID, ADDR, LADDR, USER, TYPE, SKIPME.",
+	"NO-EVICT (ON|OFF)",
+	"    Accepted for compatibility; no effect.",
+	"NO-TOUCH (ON|OFF)",
+	"    Accepted for compatibility; no effect.",
+	"HELP",
+	"    Prints this help.",
 }
 
-// dispatchSub runs the subcommand named by args[1] of container.
-func dispatchSub(c *cmdCtx, container string, subs []subcommand) {
-	sub := c.args[1]
-	if bytes.EqualFold(sub, []byte("help")) && len(c.args) == 2 {
-		helpReply(c, container, subs)
-		return
-	}
-	for i := range subs {
-		if !bytes.EqualFold(sub, []byte(subs[i].Name)) {
-			continue
-		}
-		if !arityOK(subs[i].Arity, len(c.args)) {
-			c.errReply("ERR wrong number of arguments for '" + strings.ToLower(container) + "|" + subs[i].Name + "' command")
-			return
-		}
-		if rows := subcommandRows[c.cl.lastCmd]; i < len(rows) {
-			c.cl.lastCmd = &rows[i] // CLIENT LIST shows cmd=client|list
-		}
-		subs[i].Fn(c)
-		return
-	}
-	c.errReply(errUnknownSubcommand(container, sub))
-}
-
-// helpReply writes a HELP reply: the header line, then lines, as Redis's
-// addReplyHelp does.
-func helpReply(c *cmdCtx, container string, subs []subcommand) {
-	c.arrayLen(3 + 2*len(subs))
-	c.simple(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-	for _, s := range subs {
-		c.simple(strings.ToUpper(s.Name))
-		c.simple("    " + s.Summary)
-	}
-	c.simple("HELP")
-	c.simple("    Print this help.")
-}
-
-func cmdClient(c *cmdCtx) { dispatchSub(c, "CLIENT", clientSubcommands) }
+func cmdClientHelp(c *cmdCtx) { helpReply(c, clientHelp) }
 
 func cmdClientID(c *cmdCtx) { c.integer(int64(c.cl.id)) }
 
@@ -195,7 +175,7 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	b = strconv.AppendInt(b, qbuf+omem, 10)
 	b = append(b, " events=r cmd="...)
 	if cmd := sh.lastCmd.Load(); cmd != nil {
-		b = append(b, cmd.Name...)
+		b = append(b, cmd.full...)
 	} else {
 		b = append(b, "NULL"...)
 	}
@@ -335,17 +315,111 @@ func (f *killFilter) matches(cs *connState) bool {
 // cmdClientOK answers subcommands accepted for compatibility only.
 func cmdClientOK(c *cmdCtx) { c.ok() }
 
-var clientSubcommands = []subcommand{
-	{Name: "id", Arity: 2, Summary: "Return the ID of the current connection.", Fn: cmdClientID},
-	{Name: "setname", Arity: 3, Summary: "Assign the name <name> to the current connection.", Fn: cmdClientSetName},
-	{Name: "getname", Arity: 2, Summary: "Return the name of the current connection.", Fn: cmdClientGetName},
-	{Name: "setinfo", Arity: 4, Summary: "Set client meta attr LIB-NAME or LIB-VER.", Fn: cmdClientSetInfo},
-	{Name: "info", Arity: 2, Summary: "Return information about the current client connection.", Fn: cmdClientInfo},
-	{Name: "list", Arity: -2, Summary: "Return information about client connections. Options: TYPE, ID.", Fn: cmdClientList},
-	{Name: "kill", Arity: -3, Summary: "Kill connections by ip:port, or by ID, ADDR, LADDR, USER, TYPE, SKIPME.", Fn: cmdClientKill},
-	{Name: "no-evict", Arity: 3, Summary: "Accepted for compatibility; no effect.", Fn: cmdClientOK},
-	{Name: "no-touch", Arity: 3, Summary: "Accepted for compatibility; no effect.", Fn: cmdClientOK},
+var clientCommands = []command{
+	{Name: "client", Arity: -2,
+		Doc: cmdDoc{Summary: "A container for client connection commands", Since: "2.4.0", Group: "connection",
+			Complexity: "Depends on subcommand."},
+		Subs: []command{
+			{Name: "id", Arity: 2, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Returns the client ID for the current connection", Since: "5.0.0", Group: "connection",
+					Complexity: "O(1)"},
+				Fn: cmdClientID},
+			{Name: "setname", Arity: 3, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Set the current connection name", Since: "2.6.9", Group: "connection",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "connection-name", Type: argString},
+					}},
+				Fn: cmdClientSetName},
+			{Name: "getname", Arity: 2, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Get the current connection name", Since: "2.6.9", Group: "connection",
+					Complexity: "O(1)"},
+				Fn: cmdClientGetName},
+			{Name: "setinfo", Arity: 4, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+				Doc: cmdDoc{Summary: "Sets information specific to the client or connection.", Since: "7.2.0", Group: "connection",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "attr", Type: argOneOf, Args: []cmdArg{
+							{Name: "libname", Type: argString, Token: "LIB-NAME"},
+							{Name: "libver", Type: argString, Token: "LIB-VER"},
+						}},
+					}},
+				Fn: cmdClientSetInfo},
+			{Name: "info", Arity: 2, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Tips: []string{"nondeterministic_output"},
+				Doc: cmdDoc{Summary: "Returns information about the current client connection.", Since: "6.2.0", Group: "connection",
+					Complexity: "O(1)"},
+				Fn: cmdClientInfo},
+			{Name: "list", Arity: -2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Tips: []string{"nondeterministic_output"},
+				Doc: cmdDoc{Summary: "Get the list of client connections", Since: "2.4.0", Group: "connection",
+					Complexity: "O(N) where N is the number of client connections",
+					History:    [][2]string{{"2.8.12", "Added unique client `id` field."}, {"5.0.0", "Added optional `TYPE` filter."}, {"6.0.0", "Added `user` field."}, {"6.2.0", "Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter."}, {"7.0.0", "Added `resp`, `multi-mem`, `rbs` and `rbp` fields."}, {"7.0.3", "Added `ssub` field."}},
+					Args: []cmdArg{
+						{Name: "normal_master_replica_pubsub", Type: argOneOf, Token: "TYPE", Since: "5.0.0", Flags: argOptional, Args: []cmdArg{
+							{Name: "normal", Type: argPureToken, Token: "NORMAL"},
+							{Name: "master", Type: argPureToken, Token: "MASTER"},
+							{Name: "replica", Type: argPureToken, Token: "REPLICA"},
+							{Name: "pubsub", Type: argPureToken, Token: "PUBSUB"},
+						}},
+						{Name: "id", Type: argBlock, Token: "ID", Since: "6.2.0", Flags: argOptional, Args: []cmdArg{
+							{Name: "client-id", Type: argInteger, Flags: argMultiple},
+						}},
+					}},
+				Fn: cmdClientList},
+			{Name: "kill", Arity: -3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Kill the connection of a client", Since: "2.4.0", Group: "connection",
+					Complexity: "O(N) where N is the number of client connections",
+					History:    [][2]string{{"2.8.12", "Added new filter format."}, {"2.8.12", "`ID` option."}, {"3.2.0", "Added `master` type in for `TYPE` option."}, {"5.0.0", "Replaced `slave` `TYPE` with `replica`. `slave` still supported for backward compatibility."}, {"6.2.0", "`LADDR` option."}},
+					Args: []cmdArg{
+						{Name: "filter", Type: argOneOf, Args: []cmdArg{
+							{Name: "ip:port", Type: argString, DeprecatedSince: "2.8.12"},
+							{Name: "new-format", Type: argOneOf, Flags: argMultiple, Args: []cmdArg{
+								{Name: "client-id", Type: argInteger, Token: "ID", Since: "2.8.12", Flags: argOptional},
+								{Name: "normal_master_slave_pubsub", Type: argOneOf, Token: "TYPE", Since: "2.8.12", Flags: argOptional, Args: []cmdArg{
+									{Name: "normal", Type: argPureToken, Token: "NORMAL"},
+									{Name: "master", Type: argPureToken, Token: "MASTER", Since: "3.2.0"},
+									{Name: "slave", Type: argPureToken, Token: "SLAVE"},
+									{Name: "replica", Type: argPureToken, Token: "REPLICA", Since: "5.0.0"},
+									{Name: "pubsub", Type: argPureToken, Token: "PUBSUB"},
+								}},
+								{Name: "username", Type: argString, Token: "USER", Flags: argOptional},
+								{Name: "ip:port", Type: argString, Token: "ADDR", Flags: argOptional},
+								{Name: "ip:port", Type: argString, Token: "LADDR", Since: "6.2.0", Flags: argOptional},
+								{Name: "yes/no", Type: argString, Token: "SKIPME", Flags: argOptional},
+							}},
+						}},
+					}},
+				Fn: cmdClientKill},
+			{Name: "no-evict", Arity: 3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Group: "connection",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "enabled", Type: argOneOf, Args: []cmdArg{
+							{Name: "on", Type: argPureToken, Token: "ON"},
+							{Name: "off", Type: argPureToken, Token: "OFF"},
+						}},
+					}},
+				Fn: cmdClientOK},
+			{Name: "no-touch", Arity: 3, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Since: "7.2.0", Group: "connection",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "enabled", Type: argOneOf, Args: []cmdArg{
+							{Name: "on", Type: argPureToken, Token: "ON"},
+							{Name: "off", Type: argPureToken, Token: "OFF"},
+						}},
+					}},
+				Fn: cmdClientOK},
+			{Name: "help", Arity: 2, Flags: flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "connection",
+					Complexity: "O(1)"},
+				Fn: cmdClientHelp},
+		}},
 }
+
+func init() { register(clientCommands...) }
 
 // appendNoSpace appends v with each space written as \x20.
 func appendNoSpace(b []byte, v string) []byte {

@@ -219,12 +219,60 @@ func validClientName(b []byte) bool {
 func parseInt(b []byte) (int64, bool) { return store.ParseInt(b) }
 
 var connCommands = []command{
-	{Name: "ping", Arity: -1, Flags: flagFast, Group: "connection", Since: "1.0.0", Summary: "Returns the server's liveliness response.", Fn: cmdPing},
-	{Name: "echo", Arity: 2, Flags: flagFast, Group: "connection", Since: "1.0.0", Summary: "Returns the given string.", Fn: cmdEcho},
-	{Name: "quit", Arity: -1, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "1.0.0", Summary: "Closes the connection.", Fn: cmdQuit},
-	{Name: "reset", Arity: 1, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "6.2.0", Summary: "Resets the connection.", Fn: cmdReset},
-	{Name: "hello", Arity: -1, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "6.0.0", Summary: "Handshakes with the Redis server.", Fn: cmdHello},
-	{Name: "auth", Arity: -2, Flags: flagFast | flagNoAuth | flagNoScript | flagLoading | flagStale, Group: "connection", Since: "1.0.0", Summary: "Authenticates the connection.", Fn: cmdAuth},
-	{Name: "select", Arity: 2, Flags: flagFast | flagLoading | flagStale, Group: "connection", Since: "1.0.0", Summary: "Changes the selected database.", Fn: cmdSelect},
-	{Name: "client", Arity: -2, Flags: flagLoading | flagStale, Group: "connection", Since: "2.4.0", Summary: "A container for client connection commands.", Fn: cmdClient},
+	{Name: "ping", Arity: -1, Flags: flagFast, ACL: catConnection, ClockFree: true,
+		Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+		Doc: cmdDoc{Summary: "Ping the server", Since: "1.0.0", Group: "connection",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "message", Type: argString, Flags: argOptional},
+			}},
+		Fn: cmdPing},
+	{Name: "echo", Arity: 2, Flags: flagLoading | flagStale | flagFast, ACL: catConnection, ClockFree: true,
+		Doc: cmdDoc{Summary: "Echo the given string", Since: "1.0.0", Group: "connection",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "message", Type: argString},
+			}},
+		Fn: cmdEcho},
+	{Name: "quit", Arity: -1, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagNoAuth | flagAllowBusy, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Close the connection", Since: "1.0.0", Group: "connection",
+			Complexity: "O(1)"},
+		Fn: cmdQuit},
+	{Name: "reset", Arity: 1, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagNoAuth | flagAllowBusy, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Reset the connection", Since: "6.2.0", Group: "connection",
+			Complexity: "O(1)"},
+		Fn: cmdReset},
+	{Name: "hello", Arity: -1, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagNoAuth | flagAllowBusy, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Handshake with Redis", Since: "6.0.0", Group: "connection",
+			Complexity: "O(1)",
+			History:    [][2]string{{"6.2.0", "`protover` made optional; when called without arguments the command reports the current connection's context."}},
+			Args: []cmdArg{
+				{Name: "arguments", Type: argBlock, Flags: argOptional, Args: []cmdArg{
+					{Name: "protover", Type: argInteger},
+					{Name: "username_password", Type: argBlock, Token: "AUTH", Flags: argOptional, Args: []cmdArg{
+						{Name: "username", Type: argString},
+						{Name: "password", Type: argString},
+					}},
+					{Name: "clientname", Type: argString, Token: "SETNAME", Flags: argOptional},
+				}},
+			}},
+		Fn: cmdHello},
+	{Name: "auth", Arity: -2, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagNoAuth | flagAllowBusy, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Authenticate to the server", Since: "1.0.0", Group: "connection",
+			Complexity: "O(N) where N is the number of passwords defined for the user",
+			History:    [][2]string{{"6.0.0", "Added ACL style (username and password)."}},
+			Args: []cmdArg{
+				{Name: "username", Type: argString, Since: "6.0.0", Flags: argOptional},
+				{Name: "password", Type: argString},
+			}},
+		Fn: cmdAuth},
+	{Name: "select", Arity: 2, Flags: flagLoading | flagStale | flagFast, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Change the selected database for the current connection", Since: "1.0.0", Group: "connection",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "index", Type: argInteger},
+			}},
+		Fn: cmdSelect},
 }
+
+func init() { register(connCommands...) }

@@ -55,234 +55,7 @@ func cmdShutdown(c *cmdCtx) {
 	c.srv.requestShutdown()
 }
 
-// COMMAND
-
-func cmdCommand(c *cmdCtx) {
-	if len(c.args) == 1 {
-		c.arrayLen(len(allCommands))
-		for _, cmd := range allCommands {
-			commandInfoReply(c, cmd)
-		}
-		return
-	}
-	dispatchSub(c, "COMMAND", commandSubcommands)
-}
-
-func cmdCommandCount(c *cmdCtx) { c.integer(int64(len(allCommands))) }
-
-func cmdCommandInfo(c *cmdCtx) {
-	names := c.args[2:]
-	if len(names) == 0 {
-		c.arrayLen(len(allCommands))
-		for _, cmd := range allCommands {
-			commandInfoReply(c, cmd)
-		}
-		return
-	}
-	c.arrayLen(len(names))
-	for _, name := range names {
-		if cmd := commandIndex[strings.ToLower(string(name))]; cmd != nil {
-			commandInfoReply(c, cmd)
-		} else {
-			c.null()
-		}
-	}
-}
-
-func cmdCommandDocs(c *cmdCtx) {
-	var cmds []*command
-	if len(c.args) == 2 {
-		cmds = allCommands
-	}
-	for _, name := range c.args[2:] {
-		if cmd := commandIndex[strings.ToLower(string(name))]; cmd != nil {
-			cmds = append(cmds, cmd)
-		}
-	}
-	c.mapLen(len(cmds))
-	for _, cmd := range cmds {
-		c.bulkString(cmd.Name)
-		subs := subcommandTables[cmd.Name]
-		n := 3
-		if len(subs) > 0 {
-			n++
-		}
-		c.mapLen(n)
-		docFields(c, cmd.Summary, cmd.Since, cmd.Group)
-		if len(subs) > 0 {
-			c.bulkString("subcommands")
-			c.mapLen(len(subs))
-			for _, s := range subs {
-				c.bulkString(cmd.Name + "|" + s.Name)
-				c.mapLen(3)
-				docFields(c, s.Summary, cmd.Since, cmd.Group)
-			}
-		}
-	}
-}
-
-func docFields(c *cmdCtx, summary, since, group string) {
-	c.bulkString("summary")
-	c.bulkString(summary)
-	c.bulkString("since")
-	c.bulkString(since)
-	c.bulkString("group")
-	c.bulkString(group)
-}
-
-func cmdCommandList(c *cmdCtx) {
-	if len(c.args) != 2 {
-		c.errReply(errSyntax)
-		return
-	}
-	var names []string
-	for _, cmd := range allCommands {
-		names = append(names, cmd.Name)
-		for _, s := range subcommandTables[cmd.Name] {
-			names = append(names, cmd.Name+"|"+s.Name)
-		}
-	}
-	c.arrayLen(len(names))
-	for _, n := range names {
-		c.bulkString(n)
-	}
-}
-
-// commandInfoReply writes Redis 7's ten-element COMMAND INFO entry.
-func commandInfoReply(c *cmdCtx, cmd *command) {
-	subs := subcommandTables[cmd.Name]
-	c.arrayLen(10)
-	c.bulkString(cmd.Name)
-	c.integer(int64(cmd.Arity))
-	flags := flagNames(cmd.Flags)
-	c.setLen(len(flags))
-	for _, f := range flags {
-		c.simple(f)
-	}
-	step := cmd.Step
-	if cmd.First > 0 && step == 0 {
-		step = 1
-	}
-	c.integer(int64(cmd.First))
-	c.integer(int64(cmd.Last))
-	c.integer(int64(step))
-	cats := aclCategories(cmd)
-	c.setLen(len(cats))
-	for _, cat := range cats {
-		c.simple(cat)
-	}
-	c.setLen(0) // tips
-	keySpecReply(c, cmd, step)
-	c.arrayLen(len(subs))
-	for _, s := range subs {
-		c.arrayLen(10)
-		c.bulkString(cmd.Name + "|" + s.Name)
-		c.integer(int64(s.Arity))
-		c.setLen(len(flags))
-		for _, f := range flags {
-			c.simple(f)
-		}
-		c.integer(0)
-		c.integer(0)
-		c.integer(0)
-		c.setLen(len(cats))
-		for _, cat := range cats {
-			c.simple(cat)
-		}
-		c.setLen(0)
-		c.arrayLen(0)
-		c.arrayLen(0)
-	}
-}
-
-// keySpecReply writes one key spec equivalent to First, Last and Step.
-func keySpecReply(c *cmdCtx, cmd *command, step int) {
-	if cmd.First <= 0 {
-		c.arrayLen(0)
-		return
-	}
-	last := cmd.Last
-	if last > 0 {
-		last -= cmd.First
-	}
-	c.arrayLen(1)
-	c.mapLen(3)
-	c.bulkString("flags")
-	if cmd.Flags&flagWrite != 0 {
-		c.setLen(2)
-		c.simple("RW")
-		c.simple("update")
-	} else {
-		c.setLen(2)
-		c.simple("RO")
-		c.simple("access")
-	}
-	c.bulkString("begin_search")
-	c.mapLen(2)
-	c.bulkString("type")
-	c.bulkString("index")
-	c.bulkString("spec")
-	c.mapLen(1)
-	c.bulkString("index")
-	c.integer(int64(cmd.First))
-	c.bulkString("find_keys")
-	c.mapLen(2)
-	c.bulkString("type")
-	c.bulkString("range")
-	c.bulkString("spec")
-	c.mapLen(3)
-	c.bulkString("lastkey")
-	c.integer(int64(last))
-	c.bulkString("keystep")
-	c.integer(int64(step))
-	c.bulkString("limit")
-	c.integer(0)
-}
-
-func flagNames(f cmdFlags) []string {
-	var out []string
-	for _, fl := range []struct {
-		bit  cmdFlags
-		name string
-	}{{flagWrite, "write"}, {flagReadOnly, "readonly"}, {flagDenyOOM, "denyoom"}, {flagAdmin, "admin"}, {flagNoScript, "noscript"},
-		{flagLoading, "loading"}, {flagStale, "stale"}, {flagFast, "fast"}, {flagNoAuth, "no_auth"}} {
-		if f&fl.bit != 0 {
-			out = append(out, fl.name)
-		}
-	}
-	return out
-}
-
-func aclCategories(cmd *command) []string {
-	var out []string
-	switch cmd.Group {
-	case "string":
-		out = append(out, "@string")
-	case "generic":
-		out = append(out, "@keyspace")
-	case "connection":
-		out = append(out, "@connection")
-	}
-	if cmd.Flags&flagWrite != 0 {
-		out = append(out, "@write")
-	}
-	if cmd.Flags&flagReadOnly != 0 {
-		out = append(out, "@read")
-	}
-	if cmd.Flags&flagAdmin != 0 {
-		out = append(out, "@admin", "@dangerous")
-	}
-	if cmd.Flags&flagFast != 0 {
-		out = append(out, "@fast")
-	} else {
-		out = append(out, "@slow")
-	}
-	return out
-}
-
 // CONFIG
-
-func cmdConfig(c *cmdCtx) { dispatchSub(c, "CONFIG", configSubcommands) }
 
 // cmdConfigGet is CONFIG GET pattern [pattern ...]: a map of every setting
 // matching any pattern (glob, case-insensitive).
@@ -505,41 +278,91 @@ func setOutputBufferLimit(s *Server, v string) string {
 	return ""
 }
 
-var (
-	configSubcommands = []subcommand{
-		{Name: "get", Arity: -3, Summary: "Return parameters matching the glob-like <pattern> and their values.", Fn: cmdConfigGet},
-		{Name: "set", Arity: -4, Summary: "Set the option <directive> to <value>.", Fn: cmdConfigSet},
-		{Name: "resetstat", Arity: 2, Summary: "Reset statistics reported by the INFO command.", Fn: cmdConfigResetStat},
-		{Name: "rewrite", Arity: 2, Summary: "Rewrite the configuration file.", Fn: cmdConfigRewrite},
-	}
-	commandSubcommands = []subcommand{
-		{Name: "count", Arity: 2, Summary: "Return the total number of commands in this server.", Fn: cmdCommandCount},
-		{Name: "info", Arity: -2, Summary: "Return details about the given commands, or all of them.", Fn: cmdCommandInfo},
-		{Name: "docs", Arity: -2, Summary: "Return documentation details about the given commands, or all of them.", Fn: cmdCommandDocs},
-		{Name: "list", Arity: -2, Summary: "Return a list of all commands in this server.", Fn: cmdCommandList},
-	}
-	// subcommandTables maps a container command to its subcommands; set in
-	// init because COMMAND's handlers read it.
-	subcommandTables map[string][]subcommand
-	// subcommandRows gives each subcommand a row named container|sub, in
-	// table order, keyed by the container's row; for CLIENT LIST cmd=.
-	subcommandRows map[*command][]command
-)
-
-func init() {
-	// dispatch.go's init, which runs after this one, builds subcommandRows.
-	subcommandTables = map[string][]subcommand{
-		"acl":     aclSubcommands,
-		"client":  clientSubcommands,
-		"config":  configSubcommands,
-		"command": commandSubcommands,
-	}
+// configHelp is CONFIG HELP's text.
+var configHelp = []string{
+	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"GET <pattern>",
+	"    Return parameters matching the glob-like <pattern> and their values.",
+	"SET <directive> <value>",
+	"    Set the configuration <directive> to <value>.",
+	"RESETSTAT",
+	"    Reset statistics reported by the INFO command.",
+	"REWRITE",
+	"    Rewrite the configuration file.",
+	"HELP",
+	"    Prints this help.",
 }
+
+func cmdConfigHelp(c *cmdCtx) { helpReply(c, configHelp) }
 
 var serverCommands = []command{
-	{Name: "info", Arity: -1, Flags: flagLoading | flagStale, Group: "server", Since: "1.0.0", Summary: "Returns information and statistics about the server.", Fn: cmdInfo},
-	{Name: "command", Arity: -1, Flags: flagLoading | flagStale, Group: "server", Since: "2.8.13", Summary: "Returns detailed information about all commands.", Fn: cmdCommand},
-	{Name: "config", Arity: -2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, Group: "server", Since: "2.0.0", Summary: "A container for server configuration commands.", Fn: cmdConfig},
-	{Name: "time", Arity: 1, Flags: flagFast | flagLoading | flagStale, Group: "server", Since: "2.6.0", Summary: "Returns the server time.", Fn: cmdTime},
-	{Name: "shutdown", Arity: -1, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, Group: "server", Since: "1.0.0", Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Fn: cmdShutdown},
+	{Name: "info", Arity: -1, Flags: flagLoading | flagStale, ACL: catDangerous,
+		Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+		Doc: cmdDoc{Summary: "Get information and statistics about the server", Since: "1.0.0", Group: "server",
+			Complexity: "O(1)",
+			History:    [][2]string{{"7.0.0", "Added support for taking multiple section arguments."}},
+			Args: []cmdArg{
+				{Name: "section", Type: argString, Flags: argOptional | argMultiple},
+			}},
+		Fn: cmdInfo},
+	{Name: "config", Arity: -2,
+		Doc: cmdDoc{Summary: "A container for server configuration commands", Since: "2.0.0", Group: "server",
+			Complexity: "Depends on subcommand."},
+		Subs: []command{
+			{Name: "get", Arity: -3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Get the values of configuration parameters", Since: "2.0.0", Group: "server",
+					Complexity: "O(N) when N is the number of configuration parameters provided",
+					History:    [][2]string{{"7.0.0", "Added the ability to pass multiple pattern parameters in one call"}},
+					Args: []cmdArg{
+						{Name: "parameter", Type: argBlock, Flags: argMultiple, Args: []cmdArg{
+							{Name: "parameter", Type: argString},
+						}},
+					}},
+				Fn: cmdConfigGet},
+			{Name: "help", Arity: 2, Flags: flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "server",
+					Complexity: "O(1)"},
+				Fn: cmdConfigHelp},
+			{Name: "resetstat", Arity: 2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Reset the stats returned by INFO", Since: "2.0.0", Group: "server",
+					Complexity: "O(1)"},
+				Fn: cmdConfigResetStat},
+			{Name: "rewrite", Arity: 2, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Doc: cmdDoc{Summary: "Rewrite the configuration file with the in memory configuration", Since: "2.8.0", Group: "server",
+					Complexity: "O(1)"},
+				Fn: cmdConfigRewrite},
+			{Name: "set", Arity: -4, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
+				Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+				Doc: cmdDoc{Summary: "Set configuration parameters to the given values", Since: "2.0.0", Group: "server",
+					Complexity: "O(N) when N is the number of configuration parameters provided",
+					History:    [][2]string{{"7.0.0", "Added the ability to set multiple parameters in one call."}},
+					Args: []cmdArg{
+						{Name: "parameter_value", Type: argBlock, Flags: argMultiple, Args: []cmdArg{
+							{Name: "parameter", Type: argString},
+							{Name: "value", Type: argString},
+						}},
+					}},
+				Fn: cmdConfigSet},
+		}},
+	{Name: "time", Arity: 1, Flags: flagLoading | flagStale | flagFast,
+		Tips: []string{"nondeterministic_output"},
+		Doc: cmdDoc{Summary: "Return the current server time", Since: "2.6.0", Group: "server",
+			Complexity: "O(1)"},
+		Fn: cmdTime},
+	{Name: "shutdown", Arity: -1, Flags: flagAdmin | flagNoScript | flagLoading | flagStale | flagNoMulti | flagAllowBusy,
+		Doc: cmdDoc{Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Group: "server",
+			Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
+			History:    [][2]string{{"7.0.0", "Added the `NOW`, `FORCE` and `ABORT` modifiers."}},
+			Args: []cmdArg{
+				{Name: "nosave_save", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
+					{Name: "nosave", Type: argPureToken, Token: "NOSAVE"},
+					{Name: "save", Type: argPureToken, Token: "SAVE"},
+				}},
+				{Name: "now", Type: argPureToken, Token: "NOW", Since: "7.0.0", Flags: argOptional},
+				{Name: "force", Type: argPureToken, Token: "FORCE", Since: "7.0.0", Flags: argOptional},
+				{Name: "abort", Type: argPureToken, Token: "ABORT", Since: "7.0.0", Flags: argOptional},
+			}},
+		Fn: cmdShutdown},
 }
+
+func init() { register(serverCommands...) }

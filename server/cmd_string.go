@@ -150,6 +150,17 @@ func (c *cmdCtx) nullUnlessOK(st store.Status) {
 	}
 }
 
+// setKeyFlags gives SET's key its flags for one call: read and modified
+// with GET, else overwritten (Redis's setGetKeys).
+func setKeyFlags(args [][]byte, _ int) keyFlags {
+	for _, a := range args[3:] {
+		if equalFoldLower(a, "get") {
+			return keyRW | keyAccess | keyUpdate
+		}
+	}
+	return keyOW | keyUpdate
+}
+
 // cmdSet is SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT tms|KEEPTTL].
 func cmdSet(c *cmdCtx) {
 	flags, exp, ok := parseSetOptions(c, c.args[3:], true)
@@ -386,24 +397,212 @@ func b2i(b bool) int64 {
 }
 
 var stringCommands = []command{
-	{Name: "get", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the string value of a key.", Fn: cmdGet},
-	{Name: "set", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", Fn: cmdSet},
-	{Name: "setnx", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Set the string value of a key only when the key doesn't exist.", Fn: cmdSetNX},
-	{Name: "setex", Arity: 4, Flags: flagWrite | flagDenyOOM, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Fn: cmdSetEX},
-	{Name: "psetex", Arity: 4, Flags: flagWrite | flagDenyOOM, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", Fn: cmdPSetEX},
-	{Name: "getset", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Returns the previous string value of a key after setting it to a new value.", Fn: cmdGetSet},
-	{Name: "getdel", Arity: 2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after deleting the key.", Fn: cmdGetDel},
-	{Name: "getex", Arity: -2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "6.2.0", Summary: "Returns the string value of a key after setting its expiration time.", Fn: cmdGetEx},
-	{Name: "mget", Arity: -2, Flags: flagReadOnly | flagFast, First: 1, Last: -1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Atomically returns the string values of one or more keys.", Fn: cmdMGet},
-	{Name: "mset", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically creates or modifies the string values of one or more keys.", Fn: cmdMSet},
-	{Name: "msetnx", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: -1, Step: 2, Group: "string", Since: "1.0.1", Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.", Fn: cmdMSetNX},
-	{Name: "incr", Arity: 2, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Fn: cmdIncr},
-	{Name: "decr", Arity: 2, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Fn: cmdDecr},
-	{Name: "incrby", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Fn: cmdIncrBy},
-	{Name: "decrby", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "1.0.0", Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", Fn: cmdDecrBy},
-	{Name: "incrbyfloat", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.6.0", Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", Fn: cmdIncrByFloat},
-	{Name: "append", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.0.0", Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Fn: cmdAppend},
-	{Name: "strlen", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Returns the length of a string value.", Fn: cmdStrLen},
-	{Name: "getrange", Arity: 4, Flags: flagReadOnly, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.4.0", Summary: "Returns a substring of the string stored at a key.", Fn: cmdGetRange},
-	{Name: "setrange", Arity: 4, Flags: flagWrite | flagDenyOOM, First: 1, Last: 1, Step: 1, Group: "string", Since: "2.2.0", Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", Fn: cmdSetRange},
+	{Name: "get", Arity: 2, Flags: flagReadOnly | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get the value of a key", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdGet},
+	{Name: "set", Arity: -3, Flags: flagWrite | flagDenyOOM, ACL: catString,
+		Keys:     []keySpec{{Notes: "RW and ACCESS due to the optional `GET` argument", Flags: keyRW | keyAccess | keyUpdate | keyVariableFlags, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		KeyFlags: setKeyFlags,
+		Doc: cmdDoc{Summary: "Set the string value of a key", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			History:    [][2]string{{"2.6.12", "Added the `EX`, `PX`, `NX` and `XX` options."}, {"6.0.0", "Added the `KEEPTTL` option."}, {"6.2.0", "Added the `GET`, `EXAT` and `PXAT` option."}, {"7.0.0", "Allowed the `NX` and `GET` options to be used together."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "value", Type: argString},
+				{Name: "condition", Type: argOneOf, Since: "2.6.12", Flags: argOptional, Args: []cmdArg{
+					{Name: "nx", Type: argPureToken, Token: "NX"},
+					{Name: "xx", Type: argPureToken, Token: "XX"},
+				}},
+				{Name: "get", Type: argPureToken, Token: "GET", Since: "6.2.0", Flags: argOptional},
+				{Name: "expiration", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
+					{Name: "seconds", Type: argInteger, Token: "EX", Since: "2.6.12"},
+					{Name: "milliseconds", Type: argInteger, Token: "PX", Since: "2.6.12"},
+					{Name: "unix-time-seconds", Type: argUnixTime, Token: "EXAT", Since: "6.2.0"},
+					{Name: "unix-time-milliseconds", Type: argUnixTime, Token: "PXAT", Since: "6.2.0"},
+					{Name: "keepttl", Type: argPureToken, Token: "KEEPTTL", Since: "6.0.0"},
+				}},
+			}},
+		Fn: cmdSet},
+	{Name: "setnx", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyOW | keyInsert, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "value", Type: argString},
+			}},
+		Fn: cmdSetNX},
+	{Name: "setex", Arity: 4, Flags: flagWrite | flagDenyOOM, ACL: catString,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Set the value and expiration of a key", Since: "2.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "seconds", Type: argInteger},
+				{Name: "value", Type: argString},
+			}},
+		Fn: cmdSetEX},
+	{Name: "psetex", Arity: 4, Flags: flagWrite | flagDenyOOM, ACL: catString,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Set the value and expiration in milliseconds of a key", Since: "2.6.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "milliseconds", Type: argInteger},
+				{Name: "value", Type: argString},
+			}},
+		Fn: cmdPSetEX},
+	{Name: "getset", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			DocFlags:   docDeprecated, DeprecatedSince: "6.2.0", ReplacedBy: "`SET` with the `!GET` argument",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "value", Type: argString},
+			}},
+		Fn: cmdGetSet},
+	{Name: "getdel", Arity: 2, Flags: flagWrite | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get the value of a key and delete the key", Since: "6.2.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdGetDel},
+	{Name: "getex", Arity: -2, Flags: flagWrite | flagFast, ACL: catString,
+		Keys: []keySpec{{Notes: "RW and UPDATE because it changes the TTL", Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "expiration", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
+					{Name: "seconds", Type: argInteger, Token: "EX"},
+					{Name: "milliseconds", Type: argInteger, Token: "PX"},
+					{Name: "unix-time-seconds", Type: argUnixTime, Token: "EXAT"},
+					{Name: "unix-time-milliseconds", Type: argUnixTime, Token: "PXAT"},
+					{Name: "persist", Type: argPureToken, Token: "PERSIST"},
+				}},
+			}},
+		Fn: cmdGetEx},
+	{Name: "mget", Arity: -2, Flags: flagReadOnly | flagFast, ACL: catString,
+		Tips: []string{"request_policy:multi_shard"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get the values of all the given keys", Since: "1.0.0", Group: "string",
+			Complexity: "O(N) where N is the number of keys to retrieve.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+			}},
+		Fn: cmdMGet},
+	{Name: "mset", Arity: -3, Flags: flagWrite | flagDenyOOM, ACL: catString,
+		Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(-1, 2, 0)}},
+		Doc: cmdDoc{Summary: "Set multiple keys to multiple values", Since: "1.0.1", Group: "string",
+			Complexity: "O(N) where N is the number of keys to set.",
+			Args: []cmdArg{
+				{Name: "key_value", Type: argBlock, Flags: argMultiple, Args: []cmdArg{
+					{Name: "key", Type: argKey, KeySpec: 0},
+					{Name: "value", Type: argString},
+				}},
+			}},
+		Fn: cmdMSet},
+	{Name: "msetnx", Arity: -3, Flags: flagWrite | flagDenyOOM, ACL: catString,
+		Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"},
+		Keys: []keySpec{{Flags: keyOW | keyInsert, BS: bsIndex(1), FK: fkRange(-1, 2, 0)}},
+		Doc: cmdDoc{Summary: "Set multiple keys to multiple values, only if none of the keys exist", Since: "1.0.1", Group: "string",
+			Complexity: "O(N) where N is the number of keys to set.",
+			Args: []cmdArg{
+				{Name: "key_value", Type: argBlock, Flags: argMultiple, Args: []cmdArg{
+					{Name: "key", Type: argKey, KeySpec: 0},
+					{Name: "value", Type: argString},
+				}},
+			}},
+		Fn: cmdMSetNX},
+	{Name: "incr", Arity: 2, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Increment the integer value of a key by one", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdIncr},
+	{Name: "decr", Arity: 2, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Decrement the integer value of a key by one", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdDecr},
+	{Name: "incrby", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Increment the integer value of a key by the given amount", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "increment", Type: argInteger},
+			}},
+		Fn: cmdIncrBy},
+	{Name: "decrby", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Decrement the integer value of a key by the given number", Since: "1.0.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "decrement", Type: argInteger},
+			}},
+		Fn: cmdDecrBy},
+	{Name: "incrbyfloat", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Increment the float value of a key by the given amount", Since: "2.6.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "increment", Type: argDouble},
+			}},
+		Fn: cmdIncrByFloat},
+	{Name: "append", Arity: 3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyInsert, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Append a value to a key", Since: "2.0.0", Group: "string",
+			Complexity: "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "value", Type: argString},
+			}},
+		Fn: cmdAppend},
+	{Name: "strlen", Arity: 2, Flags: flagReadOnly | flagFast, ACL: catString,
+		Keys: []keySpec{{Flags: keyRO, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get the length of the value stored in a key", Since: "2.2.0", Group: "string",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdStrLen},
+	{Name: "getrange", Arity: 4, Flags: flagReadOnly, ACL: catString,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get a substring of the string stored at a key", Since: "2.4.0", Group: "string",
+			Complexity: "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "start", Type: argInteger},
+				{Name: "end", Type: argInteger},
+			}},
+		Fn: cmdGetRange},
+	{Name: "setrange", Arity: 4, Flags: flagWrite | flagDenyOOM, ACL: catString,
+		Keys: []keySpec{{Flags: keyRW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Overwrite part of a string at key starting at the specified offset", Since: "2.2.0", Group: "string",
+			Complexity: "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "offset", Type: argInteger},
+				{Name: "value", Type: argString},
+			}},
+		Fn: cmdSetRange},
 }
+
+func init() { register(stringCommands...) }

@@ -1,47 +1,6 @@
 package server
 
-import (
-	"slices"
-	"strings"
-
-	"github.com/loopkv/loopkv/store"
-)
-
-// cmdFlags describe a command as Redis's command table does.
-type cmdFlags uint32
-
-const (
-	flagWrite    cmdFlags = 1 << iota // may modify the keyspace
-	flagReadOnly                      // reads the keyspace only
-	flagFast                          // O(1) or O(log N)
-	flagAdmin                         // administrative (CONFIG, SHUTDOWN, CLIENT KILL)
-	flagNoAuth                        // allowed before authentication (AUTH, HELLO, QUIT, RESET)
-	flagNoScript
-	flagLoading
-	flagStale
-	flagDenyOOM // refused with -OOM when maxmemory is reached (maxmemory.go)
-	flagNoClock // never reads the clock: the batch need not read it (session.go call)
-)
-
-// clockFree names the commands whose handlers never read cmdCtx.now; init
-// gives them flagNoClock.
-var clockFree = []string{"ping", "echo"}
-
-// command is one row of a command table. Arity > 0 is exact, < 0 a minimum
-// (both count the name). First, Last and Step locate the key arguments as
-// COMMAND INFO reports them; Last -1 means the last argument.
-type command struct {
-	Name    string // lower case
-	Arity   int
-	Flags   cmdFlags
-	First   int
-	Last    int
-	Step    int
-	Group   string // COMMAND DOCS group: "string", "generic", "connection", "server"
-	Since   string // COMMAND DOCS since
-	Summary string
-	Fn      func(*cmdCtx)
-}
+import "github.com/loopkv/loopkv/store"
 
 // cmdCtx is what a command handler sees. owning loop only.
 type cmdCtx struct {
@@ -58,70 +17,19 @@ type cmdCtx struct {
 // db is the client's selected database.
 func (c *cmdCtx) db() int { return c.cl.db }
 
-// commandTables lists every family's table; each family file declares its
-// own at its bottom.
-func commandTables() [][]command {
-	return [][]command{connCommands, serverCommands, stringCommands, keyCommands, aclCommands}
-}
-
-// commandIndex maps a lower-case name to its row, and allCommands lists
-// the rows in name order; both built once at init (not in their
-// declarations, because COMMAND reads them and sits in a table itself).
-var (
-	commandIndex map[string]*command
-	allCommands  []*command
-)
-
-func init() {
-	commandIndex = make(map[string]*command)
-	for _, t := range commandTables() {
-		for i := range t {
-			commandIndex[t[i].Name] = &t[i]
-		}
-	}
-	for _, cmd := range commandIndex {
-		allCommands = append(allCommands, cmd)
-		if n := len(cmd.Name); n < len(commandBuckets) && 'a' <= cmd.Name[0] && cmd.Name[0] <= 'z' {
-			commandBuckets[n][cmd.Name[0]-'a'] = append(commandBuckets[n][cmd.Name[0]-'a'], cmd)
-		}
-	}
-	slices.SortFunc(allCommands, func(a, b *command) int { return strings.Compare(a.Name, b.Name) })
-	for _, name := range clockFree {
-		commandIndex[name].Flags |= flagNoClock
-	}
-	buildSubcommandRows()
-}
-
-// buildSubcommandRows fills subcommandRows from subcommandTables.
-func buildSubcommandRows() {
-	subcommandRows = make(map[*command][]command)
-	for name, subs := range subcommandTables {
-		parent := commandIndex[name]
-		if parent == nil {
-			continue
-		}
-		rows := make([]command, len(subs))
-		for i, s := range subs {
-			rows[i] = command{Name: name + "|" + s.Name, Arity: s.Arity, Flags: parent.Flags, Group: parent.Group,
-				Since: parent.Since, Summary: s.Summary, Fn: s.Fn}
-		}
-		subcommandRows[parent] = rows
-	}
-}
-
-// lookupCommand finds name case-insensitively without hashing or
-// allocating: commands are bucketed by length and first letter, and the
-// few candidates compared byte by byte. scratch is unused and kept for the
-// callers' signature.
-func lookupCommand(name []byte, scratch []byte) *command {
-	if len(name) == 0 || len(name) >= len(commandBuckets) {
+// lookupCommand finds the top-level command called name, any case,
+// without hashing or allocating: commands are bucketed by length and first
+// letter, and the few candidates compared byte by byte.
+func lookupCommand(name []byte) *command {
+	t := commands()
+	if len(name) == 0 || len(name) >= len(t.buckets) {
 		return nil
 	}
 	f := name[0] | 0x20
 	if f < 'a' || f > 'z' {
 		return nil
 	}
-	for _, cmd := range commandBuckets[len(name)][f-'a'] {
+	for _, cmd := range t.buckets[len(name)][f-'a'] {
 		if equalFoldLower(name, cmd.Name) {
 			return cmd
 		}
@@ -147,8 +55,27 @@ func equalFoldLower(b []byte, s string) bool {
 	return true
 }
 
-// commandBuckets holds the commands by name length and first letter.
-var commandBuckets [32][26][]*command
+// resolveCommand finds the row args run: the command called args[0], or
+// for a container its subcommand called args[1]. When there is none, or
+// the arity does not fit, it returns nil and the error to reply, checked in
+// Redis's order (server.c, processCommand: existence, then arity).
+func resolveCommand(args [][]byte) (*command, string) {
+	cmd := lookupCommand(args[0])
+	if cmd == nil {
+		return nil, errUnknownCommand(args)
+	}
+	if len(cmd.subs) > 0 && len(args) > 1 {
+		sub := cmd.sub(args[1])
+		if sub == nil {
+			return nil, errUnknownSubcommand(cmd.upper, args[1])
+		}
+		cmd = sub
+	}
+	if !arityOK(cmd.Arity, len(args)) {
+		return nil, errArity(cmd.full)
+	}
+	return cmd, ""
+}
 
 // arityOK reports whether n arguments (name included) fit arity.
 func arityOK(arity, n int) bool {

@@ -92,18 +92,3 @@ func TestEmbeddedQuitAndProtocolErrorClose(t *testing.T) {
 		t.Errorf("protocol error: %q closed=%v", got, e.Closed())
 	}
 }
-
-func TestCommandTableHasNoDuplicates(t *testing.T) {
-	seen := map[string]bool{}
-	for _, tab := range commandTables() {
-		for _, c := range tab {
-			if seen[c.Name] {
-				t.Errorf("command %q registered twice", c.Name)
-			}
-			seen[c.Name] = true
-			if c.Name != strings.ToLower(c.Name) || c.Fn == nil || c.Arity == 0 {
-				t.Errorf("bad row %q", c.Name)
-			}
-		}
-	}
-}

@@ -35,8 +35,11 @@ func errUnsupportedOption(opt []byte) string {
 
 // errWrongArity is "ERR wrong number of arguments for 'name' command", with
 // name in lower case as Redis prints it.
-func errWrongArity(name []byte) string {
-	return "ERR wrong number of arguments for '" + lowerString(name) + "' command"
+func errWrongArity(name []byte) string { return errArity(lowerString(name)) }
+
+// errArity is errWrongArity for a command's full name ("config|get").
+func errArity(full string) string {
+	return "ERR wrong number of arguments for '" + full + "' command"
 }
 
 // errUnknownCommand is Redis's reply for a command it does not know: the

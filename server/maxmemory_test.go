@@ -213,28 +213,6 @@ func TestConfigSetMaxMemoryEvictsAtOnce(t *testing.T) {
 	}
 }
 
-// The command rows carry denyoom exactly where COMMAND INFO of redis-server
-// 7 shows it.
-func TestDenyOOMFlagsMatchRedis(t *testing.T) {
-	ref := startDiffRedis(t)
-	for _, table := range [][]command{stringCommands, keyCommands, connCommands, serverCommands} {
-		for _, cmd := range table {
-			nd, _ := diffParseNode(ref.do(t, []string{"COMMAND", "INFO", cmd.Name}))
-			if len(nd.kids) != 1 || len(nd.kids[0].kids) < 3 {
-				t.Errorf("%s: COMMAND INFO reply %+v", cmd.Name, nd)
-				continue
-			}
-			deny := false
-			for _, f := range nd.kids[0].kids[2].kids {
-				deny = deny || f.head[1:] == "denyoom"
-			}
-			if deny != (cmd.Flags&flagDenyOOM != 0) {
-				t.Errorf("%s: denyoom = %v, redis %v", cmd.Name, cmd.Flags&flagDenyOOM != 0, deny)
-			}
-		}
-	}
-}
-
 // maxMemoryDiff runs against redis-server started with --maxmemory 1mb
 // --maxmemory-policy noeviction; each reply must equal ours byte for byte.
 var maxMemoryDiffLines = []string{
@@ -334,7 +312,7 @@ func TestCheckMemoryDoesNotAllocate(t *testing.T) {
 		m := newMemServer(tt.opts)
 		m.s.lazy()
 		m.s.store.Set(0, []byte("k"), []byte("v"), allocNow, store.SetOptions{})
-		cmd := commandIndex["set"]
+		cmd := commandByName("set")
 		var got string
 		if a := testing.AllocsPerRun(100, func() { got = m.s.checkMemory(cmd, allocNow) }); a != 0 {
 			t.Errorf("%s: %v allocs", tt.name, a)
@@ -371,7 +349,7 @@ func BenchmarkCheckMemory(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			m := newMemServer(bc.opts)
 			m.s.lazy()
-			cmd := commandIndex["set"]
+			cmd := commandByName("set")
 			b.ReportAllocs()
 			for b.Loop() {
 				m.s.checkMemory(cmd, allocNow)
@@ -389,7 +367,7 @@ func BenchmarkCheckMemory(b *testing.B) {
 			key = strconv.AppendInt(append(key[:0], 'k'), int64(i), 10)
 			i++
 			m.s.store.Set(0, key, val, allocNow+int64(i), store.SetOptions{})
-			m.s.checkMemory(commandIndex["set"], allocNow+int64(i))
+			m.s.checkMemory(commandByName("set"), allocNow+int64(i))
 		}
 	})
 }

@@ -65,13 +65,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 // limit, then the handler, in Redis's order.
 func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl := c.cl
-	cmd := lookupCommand(c.args[0], scratch)
+	cmd, msg := resolveCommand(c.args)
 	if cmd == nil {
-		c.errReply(errUnknownCommand(c.args))
-		return
-	}
-	if !arityOK(cmd.Arity, len(c.args)) {
-		c.errReply(errWrongArity(c.args[0]))
+		c.errReply(msg)
 		return
 	}
 	if !cl.authed && cmd.Flags&flagNoAuth == 0 && s.authRequired() {
@@ -99,10 +95,10 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 }
 
 // needsClock reports whether running cmd for cl may read the clock: any
-// command without flagNoClock, and any command once an ACL denial (logged
+// command not ClockFree, and any command once an ACL denial (logged
 // with its time) or maxmemory eviction (expiry-aware) may happen.
 func (s *Server) needsClock(cl *client, cmd *command) bool {
-	if cmd.Flags&flagNoClock == 0 || s.cfg.mem.maxMemory.Load() > 0 {
+	if !cmd.ClockFree || s.cfg.mem.maxMemory.Load() > 0 {
 		return true
 	}
 	u := cl.user
