@@ -303,3 +303,23 @@ func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 	}
 	return int(t.slots[int(slot)&(len(t.slots)-1)])
 }
+
+// KeysInSlot calls fn with up to count live keys of db in hash slot slot,
+// walking only the shard that owns the slot. fn runs under the shard lock.
+func (s *Store) KeysInSlot(db int, slot uint16, now int64, count int, fn func(key []byte)) {
+	sh := &s.shards[s.shardOf(slot)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := &sh.dbs[db]
+	if count <= 0 || t.slots == nil || t.slots[int(slot)&(len(t.slots)-1)] == 0 {
+		return
+	}
+	t.keys.each(&t.a, func(r ref) bool {
+		b := t.a.at(r)
+		if !t.expired(b, now) && KeySlot(recKeyOf(b)) == slot {
+			fn(recKeyOf(b))
+			count--
+		}
+		return count > 0
+	})
+}

@@ -86,6 +86,21 @@ func TestSlotCountsFollowTheKeyspace(t *testing.T) {
 	if n := s.CountKeysInSlot(0, KeySlot([]byte("elsewhere"))); n != 1 {
 		t.Fatalf("CountKeysInSlot(elsewhere) = %d, want 1", n)
 	}
+	var listed int
+	s.KeysInSlot(0, tag, t0+20, 1000, func(key []byte) {
+		if KeySlot(key) != tag {
+			t.Errorf("KeysInSlot listed %q of slot %d", key, KeySlot(key))
+		}
+		listed++
+	})
+	if listed != 47 {
+		t.Fatalf("KeysInSlot listed %d keys, want 47", listed)
+	}
+	listed = 0
+	s.KeysInSlot(0, tag, t0+20, 5, func([]byte) { listed++ })
+	if listed != 5 {
+		t.Fatalf("KeysInSlot with count 5 listed %d", listed)
+	}
 	if n := s.CountKeysInSlot(1, tag); n != 0 {
 		t.Fatalf("db 1 CountKeysInSlot = %d, want 0", n)
 	}
