@@ -51,6 +51,13 @@ func (m *memConfig) load(o Options) {
 	m.tenacity.Store(defaultEvictTenacity)
 }
 
+// lruPolicy reports whether maxmemory is set with a policy that needs each
+// key's own LRU clock (Redis's MAXMEMORY_FLAG_NO_SHARED_INTEGERS).
+func (m *memConfig) lruPolicy() bool {
+	p := store.Policy(m.policy.Load())
+	return m.maxMemory.Load() != 0 && (p == store.AllKeysLRU || p == store.VolatileLRU)
+}
+
 // policyName is maxmemory-policy as CONFIG GET and INFO print it.
 func (m *memConfig) policyName() string { return store.Policy(m.policy.Load()).String() }
 

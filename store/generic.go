@@ -68,10 +68,12 @@ type ObjectInfo struct {
 	Type     Type
 	Encoding Encoding
 	Idle     int64 // ms since the last access, before this one
+	Int      int64 // the value of a string encoded as EncInt
 }
 
 // Object returns key's type, encoding and idle time without touching its
-// LRU clock, as OBJECT does. ok is false when key does not exist.
+// LRU clock, as OBJECT does; it counts as a keyspace read. ok is false
+// when key does not exist.
 func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
@@ -79,16 +81,22 @@ func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	defer sh.mu.Unlock()
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
-	if r == noRef {
-		return ObjectInfo{}, false
-	}
-	b := t.a.at(r)
-	if t.expired(b, now) {
+	if r != noRef && t.expired(t.a.at(r), now) {
 		t.remove(r, s.sbits)
 		sh.expired++
+		r = noRef
+	}
+	if r == noRef {
+		sh.misses++
 		return ObjectInfo{}, false
 	}
-	return ObjectInfo{Type: recType(b), Encoding: recEnc(b), Idle: int64(lruIdle(lruClock(now), recLRU(b)))}, true
+	sh.hits++
+	b := t.a.at(r)
+	info := ObjectInfo{Type: recType(b), Encoding: recEnc(b), Idle: int64(lruIdle(lruClock(now), recLRU(b)))}
+	if info.Type == TypeString && info.Encoding == EncInt {
+		info.Int, _ = ParseInt(recVal(b))
+	}
+	return info, true
 }
 
 // Rename moves src's value and TTL to dst, replacing dst unless nx. It
