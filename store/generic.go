@@ -151,6 +151,14 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 		}
 		kd.del()
 	}
+	if del && ks.t == kd.t {
+		// a rename within one table: the new record takes over the value,
+		// so a hash table is not copied
+		b := ks.rec()
+		kd.create(dst, recType(b), recEnc(b), ks.val(), 0, recExpire(b))
+		ks.t.unlinkRec(ks.r, s.sbits, false)
+		return OK
+	}
 	kd.copyFrom(dst, &ks)
 	if del {
 		ks.del()

@@ -309,3 +309,56 @@ func TestBigValuesAreFreedLazily(t *testing.T) {
 		t.Fatalf("UsedMemory = %d after RehashCycle swept the trash", m)
 	}
 }
+
+// RENAME within a shard hands the hash table to the new key; RENAME to
+// another shard and COPY clone it. The members survive either way and the
+// memory returns to zero.
+func TestRenameAndCopyHashTableValues(t *testing.T) {
+	s := New(Options{})
+	key := []byte("{x}a")
+	k := s.acquire(0, key, t0, false)
+	idx := k.t.newHashtable()
+	k.create(key, TypeSet, EncHashtable, idx[:], 0, 0)
+	for i := 0; i < 100; i++ {
+		k.fieldPut([]byte(fmt.Sprint("m", i)), []byte(fmt.Sprint("v", i)))
+	}
+	k.release()
+	check := func(name string) {
+		t.Helper()
+		k := s.acquire(0, []byte(name), t0, false)
+		defer k.release()
+		if k.kind() != TypeSet || k.enc() != EncHashtable || k.fieldCount() != 100 {
+			t.Fatalf("%s: type %v enc %v", name, k.kind(), k.enc())
+		}
+		for i := 0; i < 100; i++ {
+			if v, ok := k.fieldGet([]byte(fmt.Sprint("m", i))); !ok || string(v) != fmt.Sprint("v", i) {
+				t.Fatalf("%s: m%d = %q %v", name, i, v, ok)
+			}
+		}
+	}
+	if st := s.Rename(0, key, []byte("{x}b"), t0, false); st != OK {
+		t.Fatal(st)
+	}
+	check("{x}b")
+	if st := s.Rename(0, []byte("{x}b"), []byte("elsewhere"), t0, false); st != OK {
+		t.Fatal(st)
+	}
+	check("elsewhere")
+	if st := s.Copy(0, []byte("elsewhere"), 3, []byte("copied"), t0, false); st != OK {
+		t.Fatal(st)
+	}
+	s.Del(0, []byte("elsewhere"), t0)
+	k = s.acquire(3, []byte("copied"), t0, false)
+	n := k.fieldCount()
+	k.release()
+	if n != 100 {
+		t.Fatalf("copy has %d members", n)
+	}
+	s.Del(3, []byte("copied"), t0)
+	for i := 0; i < 100 && s.UsedMemory() != 0; i++ {
+		s.RehashCycle(time.Millisecond)
+	}
+	if m := s.UsedMemory(); m != 0 {
+		t.Fatalf("UsedMemory = %d", m)
+	}
+}

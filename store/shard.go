@@ -136,7 +136,11 @@ func (t *keyTable) insert(r ref, h uint32, slot uint16, sbits uint, at int64) {
 }
 
 // remove unlinks and frees record r, releasing its hash-table value.
-func (t *keyTable) remove(r ref, sbits uint) {
+func (t *keyTable) remove(r ref, sbits uint) { t.unlinkRec(r, sbits, true) }
+
+// unlinkRec removes record r; dropValue false keeps a hash-table value,
+// which another record of the table has taken over (RENAME).
+func (t *keyTable) unlinkRec(r ref, sbits uint, dropValue bool) {
 	b := t.a.at(r)
 	h := le.Uint32(b[recHash:]) & t.keys.hmask
 	if recExpire(b) != 0 {
@@ -144,7 +148,7 @@ func (t *keyTable) remove(r ref, sbits uint) {
 	}
 	t.slotAdd(KeySlot(recKeyOf(b)), sbits, -1)
 	t.keys.unlink(&t.a, r, h)
-	if recEnc(b) == EncHashtable {
+	if dropValue && recEnc(b) == EncHashtable {
 		t.dropObj(int(le.Uint32(recVal(b))))
 	}
 	t.freeRec(r, b)
