@@ -64,6 +64,12 @@ var flagKinds = map[string]flagKind{
 	"-expect-extended-master-secret":  boolFlag,
 	"-expect-peer-cert-file":          valueFlag,
 	"-key-update":                     boolFlag,
+	"-expect-verify-result":           boolFlag,
+	"-expect-hrr":                     boolFlag,
+	"-expect-no-hrr":                  boolFlag,
+	// A custom verify callback decides as the default one does here: the
+	// shim accepts the chain unless -verify-fail.
+	"-use-custom-verify-callback": ignoreBool,
 	// The runner's client certificate root: the shim's default verify
 	// callback accepts any chain unless -verify-fail, so it is not needed.
 	"-trust-cert": ignoreValue,
@@ -122,6 +128,9 @@ type settings struct {
 	expectEMS          bool
 	expectPeerCertFile string
 	keyUpdate          bool
+	expectVerifyResult bool
+	expectHRR          bool
+	expectNoHRR        bool
 }
 
 // args is the command line split by the connection it applies to.
@@ -261,6 +270,12 @@ func (s *settings) apply(name, v string) error {
 		s.expectPeerCertFile = v
 	case "-key-update":
 		s.keyUpdate = true
+	case "-expect-verify-result":
+		s.expectVerifyResult = true
+	case "-expect-hrr":
+		s.expectHRR = true
+	case "-expect-no-hrr":
+		s.expectNoHRR = true
 	default:
 		return errUnimplemented{name}
 	}

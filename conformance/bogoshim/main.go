@@ -211,7 +211,15 @@ type conn struct {
 	offer int    // -async: bytes of in handed to the engine so far
 	out   []byte
 	plain []byte // application data not yet echoed
+	wrote bool   // the first flight went out
+	hrr   bool   // it was a HelloRetryRequest
 	rbuf  [32 << 10]byte
+}
+
+// helloRetryRandom is SHA-256("HelloRetryRequest") (RFC 8446, Section 4.1.3).
+var helloRetryRandom = []byte{
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
 }
 
 var errVerifyFail = errors.New("bogoshim: -verify-fail refuses the client certificate")
@@ -307,6 +315,14 @@ func (c *conn) flush() error {
 	c.out = c.e.AppendOutput(c.out[:0])
 	if len(c.out) == 0 {
 		return nil
+	}
+	if !c.wrote {
+		// The first record: a ServerHello, or a HelloRetryRequest when its
+		// random is the RFC 8446 Section 4.1.3 constant.
+		c.wrote = true
+		if len(c.out) >= 44 && c.out[0] == 22 && c.out[5] == 2 {
+			c.hrr = bytes.Equal(c.out[11:43], helloRetryRandom)
+		}
 	}
 	_, err := c.nc.Write(c.out)
 	return err
@@ -408,6 +424,10 @@ func (c *conn) check(resumed bool) error {
 		return fmt.Errorf("bogoshim: server name %q, want %q", cs.ServerName, s.expectServerName)
 	case s.expectNoServerName && cs.ServerName != "":
 		return fmt.Errorf("bogoshim: unexpected server name %q", cs.ServerName)
+	case s.expectVerifyResult && len(cs.PeerCertificates) > 0 && cs.VerifiedLeaf == nil:
+		return errors.New("bogoshim: the client chain was not verified")
+	case s.expectHRR && !c.hrr, s.expectNoHRR && c.hrr:
+		return fmt.Errorf("bogoshim: HelloRetryRequest %v", c.hrr)
 	}
 	if want := s.expectedSuite(); want != 0 && cs.CipherSuite != want {
 		return fmt.Errorf("bogoshim: cipher suite %#04x, want %#04x", cs.CipherSuite, want)
