@@ -237,6 +237,9 @@ func (h *handler) flush(cs *connState, ls *loopState) bool {
 			zap.Uint64("conn", cs.cl.id), zap.Int64("omem", omem))
 		return true
 	}
+	if cs.tls != nil && cs.tls.linger == lingerQueued {
+		return h.lingerFlushed(cs) // a fatal TLS alert went out (tls.go)
+	}
 	if cs.needWake {
 		cs.needWake = false
 		cs.tc.Wake()

@@ -262,7 +262,29 @@ type tlsConn struct {
 	subject     string    // verified client certificate subject, for CLIENT LIST
 	refuse      []byte    // reply sent after the handshake instead of serving (maxclients); nil serves
 	opened      time.Time // for the handshake timeout
+	linger      lingerStep
+	lingerUntil time.Time // lingering ends at the first sweep after it
+	lingered    int       // bytes discarded while lingering; <= tlsLingerBytes
 }
+
+// Lingering close after a fatal alert. Closing a socket whose peer is still
+// sending makes the kernel reset the connection, and a peer that is reset
+// drops the alert unread (a 128 KiB Finished refused at its header). So
+// once the alert is written the connection shuts down its write side (the
+// peer reads the alert, then end of file) and discards what still arrives
+// until the peer closes, tlsLingerBytes arrived or tlsLinger passed (the
+// once-a-second sweep closes it: 1 to 2 s). The engine and the handshake
+// slot are given back at once.
+type lingerStep uint8
+
+const (
+	lingerNone   lingerStep = iota
+	lingerQueued            // the alert is in ls.out: shut the write side after the flush
+	lingering               // write side shut; input discarded
+
+	tlsLinger      = time.Second
+	tlsLingerBytes = 1 << 20
+)
 
 // tlsLoop is a loop's TLS scratch. owning loop only.
 type tlsLoop struct {
@@ -367,6 +389,10 @@ func (h *handler) closeTLS(cs *connState) {
 func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool) {
 	tc := cs.tls
 	e := tc.eng
+	if tc.linger != lingerNone {
+		tc.lingered += len(in)
+		return len(in), tc.lingered > tlsLingerBytes
+	}
 	if tc.job != nil {
 		if !tc.job.done.Load() {
 			return 0, h.tlsOverLimit(cs, len(in))
@@ -394,6 +420,10 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 		out = e.AppendOutput(out)
 		if err != nil {
 			h.tlsFailed(cs, err)
+			if h.startLinger(cs, err) {
+				ls.out = out
+				return len(in), false
+			}
 			closeAfter = true
 			break
 		}
@@ -440,6 +470,44 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 		return consumed, true
 	}
 	return consumed, h.tlsOverLimit(cs, len(in)-consumed)
+}
+
+// startLinger begins a lingering close after err, when it sent an alert
+// and the connection is a socket; it reports whether it did. owning loop
+// only.
+func (h *handler) startLinger(cs *connState, err error) bool {
+	ae, ok := err.(*tlsengine.AlertError)
+	if !ok || ae.Received || cs.tc.Fd() < 0 {
+		return false
+	}
+	tc := cs.tls
+	tc.linger, tc.lingerUntil = lingerQueued, time.Now().Add(tlsLinger)
+	if tc.inFlight {
+		tc.inFlight = false
+		h.s.tls.stats.inFlight.Add(-1)
+	}
+	tc.eng.Release()
+	return true
+}
+
+// writeShutter is a transportConn whose Write hands bytes to the kernel
+// before returning (gnet), so that its write side can be shut right after.
+type writeShutter interface {
+	// shutWrite shuts the write side (shutdown(2), SHUT_WR); it fails
+	// when output is still queued.
+	shutWrite() error
+}
+
+// lingerFlushed shuts the write side of a connection whose alert flush
+// just wrote, where the transport allows (netpoll writes after the flush
+// returns: its connection only drains); it reports whether to close
+// instead. owning loop only.
+func (h *handler) lingerFlushed(cs *connState) bool {
+	cs.tls.linger = lingering
+	if ws, ok := cs.tc.(writeShutter); ok {
+		return ws.shutWrite() != nil
+	}
+	return false
 }
 
 // runTLSBatch runs the commands in p (opened plaintext: in place in the
@@ -635,6 +703,12 @@ func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 	for _, cs := range ls.conns {
 		tc := cs.tls
 		if tc == nil {
+			continue
+		}
+		if tc.linger != lingerNone {
+			if now.After(tc.lingerUntil) && !cs.shared.killed.Swap(true) {
+				cs.tc.Close()
+			}
 			continue
 		}
 		if tc.established {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"crypto"
 	"crypto/rsa"
 	"crypto/tls"
@@ -297,6 +298,9 @@ func init() {
 		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
 		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
 		{"TLSMaxClientsRepliesInsideTheSession", TestTLSMaxClientsRepliesInsideTheSession},
+		{"TLSGroupsP521", TestTLSGroupsP521},
+		{"TLSPartialClientHelloCountsInQueryBuffer", TestTLSPartialClientHelloCountsInQueryBuffer},
+		{"TLSAlertSurvivesAPeerStillSending", TestTLSAlertSurvivesAPeerStillSending},
 		{"TLSInputWhileHandshakeWaitsIsBounded", TestTLSInputWhileHandshakeWaitsIsBounded},
 		{"TLS12LargeValuesRoundTrip", TestTLS12LargeValuesRoundTrip},
 	}...)
@@ -467,4 +471,36 @@ func TestTLSPartialClientHelloCountsInQueryBuffer(t *testing.T) {
 	admin := dialRaw(t, s.Addr())
 	want := "qbuf=" + strconv.Itoa(len(hello)) + " "
 	waitFor(t, func() bool { return strings.Contains(admin.do("CLIENT", "LIST"), want) }, "the held ClientHello in qbuf")
+}
+
+// TestTLSAlertSurvivesAPeerStillSending: a handshake message refused at its
+// header while the client is still sending it (here a ClientHello claiming
+// 192 KiB, the next 256 KiB of it already on the way) gets its alert read:
+// the server shuts its write side and drains instead of closing, which
+// would make the kernel reset the connection and drop the alert.
+func TestTLSAlertSurvivesAPeerStillSending(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{})
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", s.TLSAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		in := []byte{22, 3, 1, 0, 4, 1, 3, 0, 0} // ClientHello of 192 KiB
+		frag := append([]byte{22, 3, 1, 0x40, 0}, make([]byte, 1<<14)...)
+		for len(in) < 256<<10 {
+			in = append(in, frag...)
+		}
+		// Read only after writing everything: a reset would have discarded
+		// the alert by then.
+		if _, err := c.Write(in); err != nil {
+			t.Fatalf("#%d: write: %v", i, err)
+		}
+		got, err := io.ReadAll(c)
+		c.Close()
+		if want := []byte{21, 3, 3, 0, 2, 2, byte(tlsengine.AlertDecodeError)}; !bytes.Equal(got, want) || err != nil {
+			t.Fatalf("#%d: read %x, %v; want the alert %x, then end of file", i, got, err, want)
+		}
+	}
 }

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -142,11 +144,22 @@ func (t *gnetTransport) OnTick() (time.Duration, gnet.Action) {
 // gnetConn adapts gnet.Conn to transportConn.
 type gnetConn struct{ c gnet.Conn }
 
+var _ writeShutter = gnetConn{}
+
+// errOutputQueued: the write side cannot be shut before queued output.
+var errOutputQueued = errors.New("server: output still queued")
+
 func (g gnetConn) Write(b []byte) error {
 	_, err := g.c.Write(b)
 	return err
 }
-func (g gnetConn) OutboundBuffered() int   { return g.c.OutboundBuffered() }
+func (g gnetConn) OutboundBuffered() int { return g.c.OutboundBuffered() }
+func (g gnetConn) shutWrite() error {
+	if g.c.OutboundBuffered() > 0 {
+		return errOutputQueued
+	}
+	return syscall.Shutdown(g.c.Fd(), syscall.SHUT_WR)
+}
 func (g gnetConn) Close()                  { _ = g.c.Close() }
 func (g gnetConn) Wake()                   { _ = g.c.Wake(nil) }
 func (g gnetConn) RemoteAddr() net.Addr    { return g.c.RemoteAddr() }
