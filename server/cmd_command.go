@@ -335,14 +335,21 @@ func commandGetKeys(c *cmdCtx, withFlags bool) {
 	if cmd != nil && len(cmd.subs) > 0 && len(args) > 1 {
 		cmd = cmd.sub(args[1])
 	}
-	switch {
-	case cmd == nil:
+	if cmd == nil {
 		c.errReply("ERR Invalid command specified")
 		return
-	case !hasKeys(cmd):
+	}
+	keysReply(c, cmd, args, withFlags)
+}
+
+// keysReply answers COMMAND GETKEYS (or GETKEYSANDFLAGS) for the call args
+// of cmd.
+func keysReply(c *cmdCtx, cmd *command, args [][]byte, withFlags bool) {
+	if !hasKeys(cmd) {
 		c.errReply("ERR The command has no key arguments")
 		return
-	case !arityOK(cmd.Arity, len(args)):
+	}
+	if !arityOK(cmd.Arity, len(args)) {
 		c.errReply("ERR Invalid number of arguments specified for command")
 		return
 	}
