@@ -35,6 +35,14 @@ var clientHelp = []string{
 
 func cmdClientHelp(c *cmdCtx) { helpReply(c, clientHelp) }
 
+// onOffArg is a oneof argument of the tokens ON and OFF.
+func onOffArg(name string) cmdArg {
+	return cmdArg{Name: name, Type: argOneOf, Args: []cmdArg{
+		{Name: "on", Type: argPureToken, Token: "ON"},
+		{Name: "off", Type: argPureToken, Token: "OFF"},
+	}}
+}
+
 func cmdClientID(c *cmdCtx) { c.integer(int64(c.cl.id)) }
 
 func cmdClientSetName(c *cmdCtx) {
@@ -395,22 +403,12 @@ var clientCommands = []command{
 			{Name: "no-evict", Arity: 3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, ACL: catConnection,
 				Doc: cmdDoc{Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Group: "connection",
 					Complexity: "O(1)",
-					Args: []cmdArg{
-						{Name: "enabled", Type: argOneOf, Args: []cmdArg{
-							{Name: "on", Type: argPureToken, Token: "ON"},
-							{Name: "off", Type: argPureToken, Token: "OFF"},
-						}},
-					}},
+					Args:       []cmdArg{onOffArg("enabled")}},
 				Fn: cmdClientOK},
 			{Name: "no-touch", Arity: 3, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
 				Doc: cmdDoc{Summary: "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", Since: "7.2.0", Group: "connection",
 					Complexity: "O(1)",
-					Args: []cmdArg{
-						{Name: "enabled", Type: argOneOf, Args: []cmdArg{
-							{Name: "on", Type: argPureToken, Token: "ON"},
-							{Name: "off", Type: argPureToken, Token: "OFF"},
-						}},
-					}},
+					Args:       []cmdArg{onOffArg("enabled")}},
 				Fn: cmdClientOK},
 			{Name: "help", Arity: 2, Flags: flagLoading | flagStale, ACL: catConnection,
 				Doc: cmdDoc{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "connection",

@@ -133,7 +133,10 @@ func flatRaws(kids []rnode, step int, name func(rnode) string) [][]byte {
 	return out
 }
 
-func TestCommandInfoMatchesRedis(t *testing.T) {
+// eachRowOnBoth runs COMMAND sub <name> on both servers for every row
+// Redis 7.0 has, in RESP2 and RESP3. A row without subcommands must get
+// the same bytes; a container's replies go to cmp, parsed.
+func eachRowOnBoth(t *testing.T, sub string, cmp func(proto int, cmd *command, g, w rnode)) {
 	p := newCommandTestPair(t)
 	for _, proto := range []int{2, 3} {
 		p.proto(t, proto)
@@ -141,65 +144,55 @@ func TestCommandInfoMatchesRedis(t *testing.T) {
 			if notInRedis70[cmd.full] {
 				continue
 			}
-			got, want := p.do(t, "COMMAND", "INFO", cmd.full)
+			got, want := p.do(t, "COMMAND", sub, cmd.full)
 			if len(cmd.subs) == 0 {
 				if !bytes.Equal(got, want) {
-					t.Errorf("RESP%d COMMAND INFO %s:\n got  %q\n want %q", proto, cmd.full, got, want)
+					t.Errorf("RESP%d COMMAND %s %s:\n got  %q\n want %q", proto, sub, cmd.full, got, want)
 				}
 				continue
 			}
 			g, _ := parseRNode(got)
 			w, _ := parseRNode(want)
-			ge, we := g.kids[0].kids, w.kids[0].kids
-			for i := 0; i < 9; i++ {
-				if !bytes.Equal(ge[i].raw, we[i].raw) {
-					t.Errorf("RESP%d COMMAND INFO %s field %d:\n got  %q\n want %q", proto, cmd.full, i, ge[i].raw, we[i].raw)
-				}
-			}
-			name := func(nd rnode) string { return nd.kids[0].str() }
-			if gs, ws := flatRaws(ge[9].kids, 1, name), subsCut(we[9].kids, 1, name); !slices.EqualFunc(gs, ws, bytes.Equal) {
-				t.Errorf("RESP%d COMMAND INFO %s subcommands:\n got  %q\n want %q", proto, cmd.full, gs, ws)
-			}
+			cmp(proto, cmd, g, w)
 		}
 	}
 }
 
-func TestCommandDocsMatchRedis(t *testing.T) {
-	p := newCommandTestPair(t)
-	for _, proto := range []int{2, 3} {
-		p.proto(t, proto)
-		for _, cmd := range commands().rows {
-			if notInRedis70[cmd.full] {
-				continue
-			}
-			got, want := p.do(t, "COMMAND", "DOCS", cmd.full)
-			if len(cmd.subs) == 0 {
-				if !bytes.Equal(got, want) {
-					t.Errorf("RESP%d COMMAND DOCS %s:\n got  %q\n want %q", proto, cmd.full, got, want)
-				}
-				continue
-			}
-			g, _ := parseRNode(got)
-			w, _ := parseRNode(want)
-			gd, wd := g.kids[1].kids, w.kids[1].kids // the docs map as key, value, ...
-			if len(gd) != len(wd) {
-				t.Errorf("RESP%d COMMAND DOCS %s: %d fields, want %d", proto, cmd.full, len(gd), len(wd))
-				continue
-			}
-			for i := 0; i < len(gd); i += 2 {
-				if gd[i].str() != "subcommands" {
-					if !bytes.Equal(gd[i].raw, wd[i].raw) || !bytes.Equal(gd[i+1].raw, wd[i+1].raw) {
-						t.Errorf("RESP%d COMMAND DOCS %s field %s:\n got  %q\n want %q", proto, cmd.full, gd[i].str(), gd[i+1].raw, wd[i+1].raw)
-					}
-					continue
-				}
-				name := func(nd rnode) string { return nd.str() }
-				if gs, ws := flatRaws(gd[i+1].kids, 2, name), subsCut(wd[i+1].kids, 2, name); !slices.EqualFunc(gs, ws, bytes.Equal) {
-					t.Errorf("RESP%d COMMAND DOCS %s subcommands:\n got  %q\n want %q", proto, cmd.full, gs, ws)
-				}
+func TestCommandInfoMatchesRedis(t *testing.T) {
+	eachRowOnBoth(t, "INFO", func(proto int, cmd *command, g, w rnode) {
+		ge, we := g.kids[0].kids, w.kids[0].kids
+		for i := 0; i < 9; i++ {
+			if !bytes.Equal(ge[i].raw, we[i].raw) {
+				t.Errorf("RESP%d COMMAND INFO %s field %d:\n got  %q\n want %q", proto, cmd.full, i, ge[i].raw, we[i].raw)
 			}
 		}
-	}
+		name := func(nd rnode) string { return nd.kids[0].str() }
+		if gs, ws := flatRaws(ge[9].kids, 1, name), subsCut(we[9].kids, 1, name); !slices.EqualFunc(gs, ws, bytes.Equal) {
+			t.Errorf("RESP%d COMMAND INFO %s subcommands:\n got  %q\n want %q", proto, cmd.full, gs, ws)
+		}
+	})
+}
+
+func TestCommandDocsMatchRedis(t *testing.T) {
+	eachRowOnBoth(t, "DOCS", func(proto int, cmd *command, g, w rnode) {
+		gd, wd := g.kids[1].kids, w.kids[1].kids // the docs map as key, value, ...
+		if len(gd) != len(wd) {
+			t.Errorf("RESP%d COMMAND DOCS %s: %d fields, want %d", proto, cmd.full, len(gd), len(wd))
+			return
+		}
+		for i := 0; i < len(gd); i += 2 {
+			if gd[i].str() != "subcommands" {
+				if !bytes.Equal(gd[i].raw, wd[i].raw) || !bytes.Equal(gd[i+1].raw, wd[i+1].raw) {
+					t.Errorf("RESP%d COMMAND DOCS %s field %s:\n got  %q\n want %q", proto, cmd.full, gd[i].str(), gd[i+1].raw, wd[i+1].raw)
+				}
+				continue
+			}
+			name := func(nd rnode) string { return nd.str() }
+			if gs, ws := flatRaws(gd[i+1].kids, 2, name), subsCut(wd[i+1].kids, 2, name); !slices.EqualFunc(gs, ws, bytes.Equal) {
+				t.Errorf("RESP%d COMMAND DOCS %s subcommands:\n got  %q\n want %q", proto, cmd.full, gs, ws)
+			}
+		}
+	})
 }
 
 // commandDiffCases are compared byte for byte, in RESP2 and then RESP3.

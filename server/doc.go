@@ -64,6 +64,17 @@
 // tls-* file setting, SIGHUP through ReloadTLS) into a new Config swapped
 // atomically; established connections keep theirs (tls_reload.go).
 //
+// # Commands
+//
+// Every command is one row of the command spec (cmd_spec.go): name, arity,
+// flags, ACL categories, key specs, subcommands, the clock-free mark and
+// the docs, declared by its family file (cmd_string.go, cmd_keys.go, ...)
+// and registered from that file's init. Dispatch and arity (dispatch.go),
+// COMMAND and its subcommands (cmd_command.go), ACL category and key checks
+// (acl.go) are all derived from the rows; a new family needs only its file.
+// One function, commandKeys, finds a call's keys and their access flags
+// from the key specs, for ACL checks, COMMAND GETKEYS and cluster routing.
+//
 // # Memory
 //
 // Replies of one callback are built in the loop's buffer (loopState.out)
