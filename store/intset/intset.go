@@ -3,6 +3,7 @@ package intset
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // HeaderSize is the size of the header: encoding (4) and length (4).
@@ -158,5 +159,5 @@ func resize(is []byte, oldLen, newLen int) []byte {
 	if uint64(newLen) > math.MaxUint32 {
 		panic("intset: more values than the 32-bit length holds")
 	}
-	return append(is, make([]byte, newLen-oldLen)...)
+	return slices.Grow(is, newLen-oldLen)[:HeaderSize+newLen]
 }

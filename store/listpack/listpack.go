@@ -2,6 +2,7 @@ package listpack
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 )
 
@@ -238,9 +239,10 @@ func splice(lp []byte, off, oldLen, newLen int) []byte {
 	if uint64(size) > 1<<32-1 {
 		panic("listpack: size exceeds the 4 GiB header limit")
 	}
-	if newLen > oldLen {
-		lp = append(lp, make([]byte, newLen-oldLen)...)
+	if size > cap(lp) {
+		lp = slices.Grow(lp, size-n) // as append grows (append(lp, make...) would allocate under -race)
 	}
+	lp = lp[:max(n, size)]
 	copy(lp[off+newLen:], lp[off+oldLen:n])
 	lp = lp[:size]
 	binary.LittleEndian.PutUint32(lp, uint32(size))
