@@ -177,39 +177,57 @@ func cmdScan(c *cmdCtx) {
 		c.errReply(errInvalidCursor)
 		return
 	}
-	var o store.ScanOptions
-	for i := 2; i < len(c.args); i += 2 {
-		opt, more := c.args[i], i+1 < len(c.args)
+	o, msg := parseScanOptions(c.args[2:], true)
+	if msg != "" {
+		c.errReply(msg)
+		return
+	}
+	c.scanReply(func(emit func(v []byte)) uint64 {
+		return c.store.Scan(c.db(), cursor, c.now, o, emit)
+	})
+}
+
+// parseScanOptions parses the options of SCAN (withType) and of HSCAN,
+// SSCAN and ZSCAN, as Redis's scanGenericCommand does, returning the error
+// text of the first bad one.
+func parseScanOptions(args [][]byte, withType bool) (o store.ScanOptions, msg string) {
+	for i := 0; i < len(args); i += 2 {
+		opt, more := args[i], i+1 < len(args)
 		switch {
 		case more && optIs(opt, "count"):
-			n, ok := intArg(c, c.args[i+1])
+			n, ok := store.ParseInt(args[i+1])
 			if !ok {
-				return
+				return o, errNotInteger
 			}
 			if n < 1 {
-				c.errReply(errSyntax)
-				return
+				return o, errSyntax
 			}
 			o.Count = int(min(n, math.MaxInt32))
 		case more && optIs(opt, "match"):
-			o.Pattern = c.args[i+1]
+			o.Pattern = args[i+1]
 			if len(o.Pattern) == 1 && o.Pattern[0] == '*' {
 				o.Pattern = nil
 			}
-		case more && optIs(opt, "type"):
-			o.Type = c.args[i+1]
+		case more && withType && optIs(opt, "type"):
+			o.Type = args[i+1]
 		default:
-			c.errReply(errSyntax)
-			return
+			return o, errSyntax
 		}
 	}
+	return o, ""
+}
+
+// scanReply replies a SCAN-family [cursor, [elements]]: scan appends the
+// elements through emit and returns the next cursor, which is written in
+// front of them afterwards.
+func (c *cmdCtx) scanReply(scan func(emit func(v []byte)) uint64) {
 	c.arrayLen(2)
 	mark := len(c.out)
 	c.out = append(c.out, "$00000000000000000000\r\n00000000000000000000\r\n"...)
 	out, amark := resp.BeginArray(c.out)
 	n := 0
-	next := c.store.Scan(c.db(), cursor, c.now, o, func(key []byte) {
-		out = resp.AppendBulk(out, key)
+	next := scan(func(v []byte) {
+		out = resp.AppendBulk(out, v)
 		n++
 	})
 	out = resp.EndArray(out, amark, n)

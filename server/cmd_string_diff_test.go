@@ -27,6 +27,8 @@ import (
 //
 //	"#db N"     SELECT N on redis, client.db = N here
 //	"#proto 3"  HELLO 3 on redis, client.proto = 3 here
+//	"#enc K"    compares redis's OBJECT ENCODING K with the store's encoding
+//	"#config name value"  CONFIG SET on redis, the store's Limits here
 
 // redisRef is a reference redis-server and one connection to it.
 type redisRef struct {
@@ -140,7 +142,10 @@ func diffParseNode(b []byte) (node, []byte) {
 		if n >= 0 {
 			nd.body, b = string(b[:n]), b[n+2:]
 		}
-	case '*':
+	case '*', '~', '%':
+		if nd.head[0] == '%' {
+			n *= 2
+		}
 		for j := 0; j < n; j++ {
 			var k node
 			k, b = diffParseNode(b)
@@ -151,12 +156,17 @@ func diffParseNode(b []byte) (node, []byte) {
 }
 
 func (nd node) sorted() string {
-	if nd.head[0] != '*' {
+	if nd.head[0] != '*' && nd.head[0] != '~' && nd.head[0] != '%' {
 		return nd.head + "|" + nd.body
 	}
 	var ks []string
-	for _, k := range nd.kids {
-		ks = append(ks, k.sorted())
+	for i := 0; i < len(nd.kids); i++ {
+		if nd.head[0] == '%' { // a map's pairs stay whole
+			ks = append(ks, nd.kids[i].sorted()+":"+nd.kids[i+1].sorted())
+			i++
+			continue
+		}
+		ks = append(ks, nd.kids[i].sorted())
 	}
 	sort.Strings(ks)
 	return nd.head + "[" + strings.Join(ks, ",") + "]"
@@ -221,6 +231,10 @@ func runDiff(t *testing.T, cases []diffCase) {
 			if f := strings.Fields(line); len(f) == 2 && f[0] == "#db" {
 				ref.do(t, []string{"SELECT", f[1]})
 				ours.cl.db, _ = strconv.Atoi(f[1])
+				continue
+			}
+			if f := strings.Fields(line); len(f) >= 2 && (f[0] == "#enc" || f[0] == "#config") {
+				diffDirective(t, ref, ours, c.name, i, f)
 				continue
 			}
 			if line == "#proto 3" {

@@ -26,6 +26,13 @@ const (
 	errIntRange      = "ERR value is out of range, value must between -2147483648 and 2147483647"
 	errExpireNXCombo = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	errExpireGTLT    = "ERR GT and LT options at the same time are not compatible"
+
+	// hash commands
+	errHashNotInteger = "ERR hash value is not an integer"
+	errHashNotFloat   = "ERR hash value is not a float"
+	errNaNOrInfValue  = "ERR value is NaN or Infinity"
+	errOutOfRange     = "ERR value is out of range"
+	errRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
 
 // errUnsupportedOption is EXPIRE's "ERR Unsupported option opt".

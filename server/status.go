@@ -23,6 +23,12 @@ func statusError(st store.Status) string {
 		return errStringTooLong
 	case store.SameObject:
 		return errSameObject
+	case store.HashNotInteger:
+		return errHashNotInteger
+	case store.HashNotFloat:
+		return errHashNotFloat
+	case store.NaNOrInfValue:
+		return errNaNOrInfValue
 	}
 	return errSyntax
 }

@@ -38,7 +38,10 @@ type shard struct {
 	expired int64  // keys deleted because their TTL passed
 	evicted int64  // keys deleted by Evict
 	rnd     uint64 // xorshift state for sampling
-	_       [64]byte
+	// num holds integers of compact values formatted for a reply, so that
+	// a view passed to an EncodeFunc does not make a stack buffer escape
+	num [2][20]byte
+	_   [64]byte
 }
 
 // keyTable is one database's part of one shard.
@@ -232,8 +235,8 @@ func (t *keyTable) dropObj(i int) {
 	t.objs[i] = dict{}
 	t.objFree = append(t.objFree, uint32(i))
 	t.a.acct.add(-d.arrayBytes()) // the arrays go to the collector with d
+	d.rehash = 0                  // the sweep's cursor: next bucket of tab[0], then tab[1]
 	if d.count > lazyFreeMin {
-		d.rehash = 0 // the sweep's cursor: next bucket of tab[0], then tab[1]
 		t.trash = append(t.trash, d)
 		return
 	}

@@ -5,31 +5,37 @@ package store
 type Status uint8
 
 const (
-	OK          Status = iota // the operation was done
-	NotFound                  // the key does not exist (or has expired)
-	NotSet                    // a condition (NX, XX, RENAMENX, COPY without REPLACE) was not met
-	WrongType                 // the key holds a value of another type
-	NotInteger                // the value is not an integer or is out of range
-	Overflow                  // the increment or decrement would overflow
-	NotFloat                  // the value is not a valid float
-	NaNOrInf                  // the float increment would produce NaN or Infinity
-	TooLarge                  // the string would exceed MaxValueLen
-	SameObject                // source and destination are the same key
-	OutOfMemory               // used memory is above the limit and nothing may be evicted
+	OK             Status = iota // the operation was done
+	NotFound                     // the key does not exist (or has expired)
+	NotSet                       // a condition (NX, XX, RENAMENX, COPY without REPLACE) was not met
+	WrongType                    // the key holds a value of another type
+	NotInteger                   // the value is not an integer or is out of range
+	Overflow                     // the increment or decrement would overflow
+	NotFloat                     // the value is not a valid float
+	NaNOrInf                     // the float increment would produce NaN or Infinity
+	TooLarge                     // the string would exceed MaxValueLen
+	SameObject                   // source and destination are the same key
+	OutOfMemory                  // used memory is above the limit and nothing may be evicted
+	HashNotInteger               // a hash field's value is not an integer (HINCRBY)
+	HashNotFloat                 // a hash field's value is not a valid float (HINCRBYFLOAT)
+	NaNOrInfValue                // the float argument is NaN or Infinity (HINCRBYFLOAT)
 )
 
 var statusNames = [...]string{
-	OK:          "OK",
-	NotFound:    "NotFound",
-	NotSet:      "NotSet",
-	WrongType:   "WrongType",
-	NotInteger:  "NotInteger",
-	Overflow:    "Overflow",
-	NotFloat:    "NotFloat",
-	NaNOrInf:    "NaNOrInf",
-	TooLarge:    "TooLarge",
-	SameObject:  "SameObject",
-	OutOfMemory: "OutOfMemory",
+	OK:             "OK",
+	NotFound:       "NotFound",
+	NotSet:         "NotSet",
+	WrongType:      "WrongType",
+	NotInteger:     "NotInteger",
+	Overflow:       "Overflow",
+	NotFloat:       "NotFloat",
+	NaNOrInf:       "NaNOrInf",
+	TooLarge:       "TooLarge",
+	SameObject:     "SameObject",
+	OutOfMemory:    "OutOfMemory",
+	HashNotInteger: "HashNotInteger",
+	HashNotFloat:   "HashNotFloat",
+	NaNOrInfValue:  "NaNOrInfValue",
 }
 
 // String returns the status's name.
