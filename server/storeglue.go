@@ -46,4 +46,3 @@ func storeStats(st *store.Store) keyspaceStats {
 	}
 	return ks
 }
-
