@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
 	"net"
 	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/cryptobyte"
 )
@@ -109,6 +112,62 @@ func TestBoGoServerNameAckTLS12(t *testing.T) {
 		}
 		if got := slices.Contains(serverHelloExtensions(t, rc.first), extensionServerName); got != want {
 			t.Errorf("connection %d (resumed %v): server_name ack %v, want %v", i, r.state.DidResume, got, want)
+		}
+	}
+}
+
+// A client certificate whose key usage lacks digitalSignature cannot sign
+// CertificateVerify (RFC 8446, Section 4.4.2.3; RFC 5280, Section 4.2.1.3):
+// it is refused with unsupported_certificate, in TLS 1.3 and 1.2, even
+// when any chain is accepted (no ClientCAs). (BoGo: ECDSAKeyUsage-Server-TLS13.)
+func TestBoGoClientCertificateKeyUsage(t *testing.T) {
+	p := loadPKI(t)
+	key := mustKey(t, "p256")
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "encipher only"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageKeyEncipherment, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.caCert, key.Public(), p.caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	for _, vers := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, ClientAuth: RequireClientCert, MinVersion: VersionTLS12}
+		cc := clientConfig(p)
+		cc.MinVersion, cc.MaxVersion = vers, vers
+		cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+		r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		wantAlert(t, "keyEncipherment-only client certificate", r, serr, AlertUnsupportedCertificate)
+	}
+}
+
+// A client whose psk_key_exchange_modes lists only psk_ke gets no
+// NewSessionTicket (RFC 8446, Section 4.2.9: it could not use one, since
+// psk_dhe_ke is our only mode); one that lists psk_dhe_ke gets it with the
+// server Finished. (BoGo: TLS13-ExpectNoSessionTicketOnBadKEMode-Server.)
+func TestBoGoNoTicketForPSKKEOnly(t *testing.T) {
+	keys, err := NewTicketKeys(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		modes  []uint8
+		ticket bool
+	}{
+		{[]uint8{pskModePlain}, false},
+		{[]uint8{pskModePlain, pskModeDHE}, true},
+	} {
+		rec := clientHelloRecord(t, nil)
+		var ch clientHelloMsg
+		if !ch.unmarshal(rec[5:]) {
+			t.Fatal("crypto/tls ClientHello does not parse")
+		}
+		ch.pskModes = tt.modes
+		f := runFirstFlightWith(t, &Config{Certificates: []*Certificate{loadPKI(t).p256}, TicketKeys: keys}, handshakeRecord(ch.appendTo(nil)))
+		if got := slices.Contains(f.afterFin, typeNewSessionTicket); got != tt.ticket {
+			t.Errorf("modes %v: NewSessionTicket %v, want %v (flight %v)", tt.modes, got, tt.ticket, f.types)
 		}
 	}
 }

@@ -126,6 +126,7 @@ type serverHandshake struct {
 	// nil until predictClientFinished.
 	clientFinished []byte
 	ticketSent     bool // NewSessionTicket went out with the server Finished
+	noTicket       bool // the client's psk_key_exchange_modes lack psk_dhe_ke
 	vopts          *x509.VerifyOptions
 	v12            *handshake12 // TLS 1.2 state (handshake_server_tls12.go)
 }
@@ -509,7 +510,10 @@ func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) (
 // the signature is asynchronous.
 func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) (state, error) {
 	hs := e.hs
-	hs.reserveFlight(len(clientShare), e.cfg.TicketKeys != nil)
+	// RFC 8446, Section 4.2.9: no ticket for a client whose modes lack
+	// psk_dhe_ke, our only one; it could not use it.
+	hs.noTicket = ch.pskModes != nil && !slices.Contains(ch.pskModes, pskModeDHE)
+	hs.reserveFlight(len(clientShare), e.wantTicket())
 	random := hs.random[:] // drawn first: a fixed Rand yields the random, then the key
 	if _, err := io.ReadFull(e.cfg.rand(), random); err != nil {
 		return nil, alertErr(AlertInternalError, ErrInternal)
@@ -695,7 +699,7 @@ func (e *Engine) sendServerFinished() (state, error) {
 	if hs.certRequested {
 		return expectCertificate{}, nil
 	}
-	if e.cfg.TicketKeys != nil {
+	if e.wantTicket() {
 		if err := e.sendEarlyTicket(); err != nil {
 			return nil, err
 		}
@@ -753,7 +757,9 @@ func (e *Engine) readClientCertificate(msg []byte) (state, error) {
 }
 
 // parseClientChain parses the client's DER chain, leaf first; a
-// certificate x509 rejects is bad_certificate.
+// certificate x509 rejects is bad_certificate, and a leaf whose key usage
+// forbids signing (so it cannot sign CertificateVerify, RFC 8446 Section
+// 4.4.2.3; RFC 5280 Section 4.2.1.3) is unsupported_certificate.
 func parseClientChain(ders [][]byte) ([]*x509.Certificate, error) {
 	certs := make([]*x509.Certificate, 0, len(ders))
 	for _, der := range ders {
@@ -763,6 +769,9 @@ func parseClientChain(ders [][]byte) ([]*x509.Certificate, error) {
 			return nil, alertErr(AlertBadCertificate, ErrBadCertificate)
 		}
 		certs = append(certs, c)
+	}
+	if ku := certs[0].KeyUsage; ku != 0 && ku&x509.KeyUsageDigitalSignature == 0 {
+		return nil, alertErr(AlertUnsupportedCertificate, ErrBadCertificate)
 	}
 	return certs, nil
 }
@@ -869,7 +878,7 @@ func (e *Engine) establish(finishedVerified) error {
 	}
 	e.done = true
 	hs.earlySkip = 0
-	if e.cfg.TicketKeys != nil && !hs.ticketSent {
+	if e.wantTicket() && !hs.ticketSent {
 		if err := e.sendSessionTicket(); err != nil {
 			return err
 		}
@@ -877,6 +886,9 @@ func (e *Engine) establish(finishedVerified) error {
 	hs.clientHS, hs.clientApp, hs.psk = nil, nil, nil
 	return nil
 }
+
+// wantTicket reports whether this TLS 1.3 handshake issues a ticket.
+func (e *Engine) wantTicket() bool { return e.cfg.TicketKeys != nil && !e.hs.noTicket }
 
 // sendSessionTicket issues one stateless ticket carrying the resumption PSK
 // (RFC 8446, Section 4.6.1). The transcript must end with the client

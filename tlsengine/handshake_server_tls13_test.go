@@ -28,9 +28,14 @@ type serverFlight struct {
 // (TLS_AES_128_GCM_SHA256 forced, KeyLog set) and opens its whole output.
 func runFirstFlight(t *testing.T, cfg *Config) *serverFlight {
 	t.Helper()
+	return runFirstFlightWith(t, cfg, clientHelloRecord(t, nil))
+}
+
+// runFirstFlightWith is runFirstFlight with the ClientHello record rec.
+func runFirstFlightWith(t *testing.T, cfg *Config, rec []byte) *serverFlight {
+	t.Helper()
 	var keylog bytes.Buffer
 	cfg.CipherSuites, cfg.KeyLog = []uint16{TLS_AES_128_GCM_SHA256}, &keylog
-	rec := clientHelloRecord(t, nil)
 	e := NewEngine(cfg)
 	if _, _, err := e.Read(bytes.Clone(rec), nil); err != nil {
 		t.Fatal(err)
