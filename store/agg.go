@@ -212,11 +212,14 @@ func (k *kv) fieldCount() int { return k.obj().count }
 // each member with an empty value).
 func (k *kv) toHashtable(each func(fn func(f, v []byte))) {
 	idx := k.t.newHashtable()
-	// fill the new table first: the compact value stays valid meanwhile
-	d := &k.t.objs[le.Uint32(idx[:])]
+	// fill the new table first: the compact value stays valid meanwhile.
+	// The closure captures no k, so that the callers' kv stays on their
+	// stack (a captured k would escape with the closure).
+	s, t := k.s, k.t
+	d := &t.objs[le.Uint32(idx[:])]
 	each(func(f, v []byte) {
-		h := k.s.fieldHash(f)
-		d.add(&k.t.a, k.t.newField(h, f, v), h)
+		h := s.fieldHash(f)
+		d.add(&t.a, t.newField(h, f, v), h)
 	})
 	k.setVal(idx[:])
 	k.setEnc(EncHashtable)
