@@ -21,7 +21,10 @@ import (
 // byte. A command line may start with a marker:
 //
 //	"~ "  the reply is an integer that may differ by up to 1000 (PTTL)
-//	"S "  the reply's arrays are compared as sorted multisets (KEYS, SCAN)
+//	"S "  the reply's aggregates are compared as sorted multisets (KEYS, SCAN,
+//	      SMEMBERS of a hash table)
+//	"R "  random replies: only the shapes must match, the aggregate's type
+//	      and length and its elements' types (SRANDMEMBER, SPOP)
 //
 // and two directives change the connection on both sides without comparing:
 //
@@ -172,6 +175,19 @@ func (nd node) sorted() string {
 	return nd.head + "[" + strings.Join(ks, ",") + "]"
 }
 
+// shape is the node without its bulk contents and lengths: aggregates
+// keep their types and lengths, bulks only their type (or null).
+func (nd node) shape() string {
+	if nd.head[0] == '$' && nd.head != "$-1" {
+		return "$"
+	}
+	s := nd.head + "["
+	for _, k := range nd.kids {
+		s += k.shape()
+	}
+	return s + "]"
+}
+
 // diffSplit splits a command line on spaces; a "quoted" Go string is one
 // argument (so "" is the empty argument).
 func diffSplit(t testing.TB, line string) []string {
@@ -243,7 +259,7 @@ func runDiff(t *testing.T, cases []diffCase) {
 				continue
 			}
 			mode := ""
-			if strings.HasPrefix(line, "~ ") || strings.HasPrefix(line, "S ") {
+			if strings.HasPrefix(line, "~ ") || strings.HasPrefix(line, "S ") || strings.HasPrefix(line, "R ") {
 				mode, line = line[:1], line[2:]
 			}
 			args := diffSplit(t, line)
@@ -272,6 +288,13 @@ func sameReply(mode string, got, want []byte) bool {
 		gn, _ := diffParseNode(got)
 		wn, _ := diffParseNode(want)
 		return gn.sorted() == wn.sorted()
+	case "R":
+		if len(got) == 0 || len(want) == 0 {
+			return bytes.Equal(got, want)
+		}
+		gn, _ := diffParseNode(got)
+		wn, _ := diffParseNode(want)
+		return gn.shape() == wn.shape()
 	}
 	return bytes.Equal(got, want)
 }

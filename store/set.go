@@ -1,0 +1,761 @@
+package store
+
+import (
+	"slices"
+	"strconv"
+	"unsafe"
+
+	"github.com/loopkv/loopkv/store/intset"
+)
+
+// Sets (Redis t_set.c). As in redis-server 7.0, a set has one of two
+// encodings: an intset, while every member is an integer in canonical
+// form (ParseInt) and there are at most SetMaxIntsetEntries of them, kept
+// in the key record and edited in place; otherwise a hash table of field
+// records with empty values. A set is created as an intset when its first
+// member is an integer, converts to a hash table when a non-integer member
+// is added or the intset grows past the limit, and never converts back
+// (Redis 7.0 has no listpack encoding for sets: that arrived in 7.2). The
+// only value that changes encoding the other way is the new set SPOP
+// builds when it pops most of a set, as Redis's does. Removing the last
+// member deletes the key.
+//
+// Members are passed to callbacks as views valid for the call only: an
+// intset member is formatted into a scratch buffer, a hash-table member is
+// its record's bytes.
+
+// getSet finds key for a set operation: OK, NotFound or WrongType. read
+// counts a keyspace hit or miss. The caller releases k.
+func (s *Store) getSet(db int, key []byte, now int64, read bool) (kv, Status) {
+	k := s.acquire(db, key, now, read)
+	if !k.exists() {
+		return k, NotFound
+	}
+	return k, k.check(TypeSet)
+}
+
+// intWidth is the intset width that holds v (intset.c's _intsetValueEncoding).
+func intWidth(v int64) int {
+	switch {
+	case v < -1<<31 || v > 1<<31-1:
+		return 8
+	case v < -1<<15 || v > 1<<15-1:
+		return 4
+	}
+	return 2
+}
+
+// createSet creates key, which does not exist, as an empty set in the
+// encoding Redis's setTypeCreate gives a set whose first member is first,
+// with room for about n members; the caller adds the members.
+func (k *kv) createSet(key, first []byte, n int) {
+	if _, ok := ParseInt(first); ok {
+		k.createCompact(key, TypeSet, EncIntset, intset.New, intset.HeaderSize+2*min(n, 512))
+		return
+	}
+	idx := k.t.newHashtable()
+	k.create(key, TypeSet, EncHashtable, idx[:], 0, 0)
+}
+
+// scard returns the number of members.
+func (k *kv) scard() int {
+	if k.enc() == EncIntset {
+		return intset.Len(k.val())
+	}
+	return k.fieldCount()
+}
+
+// shas reports whether m is a member.
+func (k *kv) shas(m []byte) bool {
+	if k.enc() == EncIntset {
+		v, ok := ParseInt(m)
+		if !ok {
+			return false
+		}
+		_, found := intset.Find(k.val(), v)
+		return found
+	}
+	_, ok := k.fieldGet(m)
+	return ok
+}
+
+// sadd adds m and reports whether it is new, converting an intset to a hash
+// table as Redis's setTypeAdd does: when m is not an integer, or when the
+// intset would grow past l.SetMaxIntsetEntries.
+func (k *kv) sadd(m []byte, l *Limits) bool {
+	if k.enc() == EncIntset {
+		if v, ok := ParseInt(m); ok {
+			is := k.val()
+			if _, found := intset.Find(is, v); found {
+				return false
+			}
+			if intset.Len(is) < l.SetMaxIntsetEntries {
+				w := max(intset.Encoding(is), intWidth(v))
+				is = k.room(intset.HeaderSize + (intset.Len(is)+1)*w - len(is))
+				is, _ = intset.Add(is, v)
+				k.setLen(is)
+				return true
+			}
+		}
+		k.setToHashtable()
+	}
+	return k.fieldPut(m, nil)
+}
+
+// setToHashtable converts an intset value to a hash table (setTypeConvert).
+func (k *kv) setToHashtable() {
+	is := k.val()
+	k.toHashtable(func(fn func(f, v []byte)) {
+		var buf [20]byte
+		for i, n := 0, intset.Len(is); i < n; i++ {
+			fn(strconv.AppendInt(buf[:0], intset.Get(is, i), 10), nil)
+		}
+	})
+}
+
+// srem removes m and reports whether it was a member. The caller deletes
+// the key when it is left empty.
+func (k *kv) srem(m []byte) bool {
+	if k.enc() == EncIntset {
+		v, ok := ParseInt(m)
+		if !ok {
+			return false
+		}
+		is, found := intset.Remove(k.val(), v)
+		if found {
+			k.setLen(is)
+		}
+		return found
+	}
+	return k.fieldDel(m)
+}
+
+// srandom returns a random member of a non-empty set, formatted into buf
+// for an intset.
+func (k *kv) srandom(buf *[20]byte) []byte {
+	if k.enc() == EncIntset {
+		is := k.val()
+		return strconv.AppendInt(buf[:0], intset.Get(is, int(k.sh.rand()%uint64(intset.Len(is)))), 10)
+	}
+	f, _ := k.fieldRandom()
+	return f
+}
+
+// seach calls fn with every member, an intset's in increasing order, until
+// fn returns false. fn must not change the set.
+func (k *kv) seach(fn func(m []byte) bool) {
+	if k.enc() == EncIntset {
+		is := k.val()
+		var buf [20]byte
+		for i, n := 0, intset.Len(is); i < n; i++ {
+			if !fn(strconv.AppendInt(buf[:0], intset.Get(is, i), 10)) {
+				return
+			}
+		}
+		return
+	}
+	k.fieldEach(func(f, _ []byte) bool { return fn(f) })
+}
+
+// delIfEmpty deletes the key when its set has no members left.
+func (k *kv) delIfEmpty() {
+	if k.scard() == 0 {
+		k.del()
+	}
+}
+
+// SAdd adds members to the set at key, creating it, and returns how many
+// were not members yet. It returns WrongType when key holds another type.
+func (s *Store) SAdd(db int, key []byte, members [][]byte, now int64) (int, Status) {
+	k := s.acquire(db, key, now, false)
+	defer k.release()
+	if st := k.check(TypeSet); st != OK {
+		return 0, st
+	}
+	if !k.exists() {
+		k.createSet(key, members[0], len(members))
+	}
+	l := s.limitsNow()
+	n := 0
+	for _, m := range members {
+		if k.sadd(m, l) {
+			n++
+		}
+	}
+	return n, OK
+}
+
+// SRem removes members from the set at key and returns how many were
+// members, deleting the key when it is left empty.
+func (s *Store) SRem(db int, key []byte, members [][]byte, now int64) (int, Status) {
+	k, st := s.getSet(db, key, now, false)
+	defer k.release()
+	if st != OK {
+		return 0, st
+	}
+	n := 0
+	for _, m := range members {
+		if k.srem(m) {
+			n++
+			if k.scard() == 0 {
+				k.del()
+				break
+			}
+		}
+	}
+	return n, OK
+}
+
+// SCard returns the number of members of the set at key, 0 when it does
+// not exist.
+func (s *Store) SCard(db int, key []byte, now int64) (int, Status) {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st != OK {
+		return 0, st
+	}
+	return k.scard(), OK
+}
+
+// SIsMember reports whether member is in the set at key.
+func (s *Store) SIsMember(db int, key, member []byte, now int64) (bool, Status) {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st != OK {
+		return false, st
+	}
+	return k.shas(member), OK
+}
+
+// SMIsMember calls fn for each of members in order with whether it is in
+// the set at key (false for all when key does not exist). It returns
+// WrongType, without calling fn, when key holds another type.
+func (s *Store) SMIsMember(db int, key []byte, members [][]byte, now int64, fn func(found bool)) Status {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st == WrongType {
+		return st
+	}
+	for _, m := range members {
+		fn(st == OK && k.shas(m))
+	}
+	return OK
+}
+
+// SMembers calls fn with every member of the set at key and returns
+// NotFound (no call) when key does not exist.
+func (s *Store) SMembers(db int, key []byte, now int64, fn func(m []byte)) Status {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st != OK {
+		return st
+	}
+	k.seach(func(m []byte) bool { fn(m); return true })
+	return OK
+}
+
+// SPop removes a random member of the set at key and appends it to dst
+// through enc, deleting the key when it is left empty. It returns NotFound
+// when key does not exist.
+func (s *Store) SPop(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
+	k, st := s.getSet(db, key, now, false)
+	defer k.release()
+	if st != OK {
+		return dst, st
+	}
+	var buf [20]byte
+	m := k.srandom(&buf)
+	dst = enc(dst, m)
+	k.srem(m)
+	k.delIfEmpty()
+	return dst, OK
+}
+
+// spopMoveMul is Redis's SPOP_MOVE_STRATEGY_MUL: SPOP with a count builds
+// a new set of the members it keeps when remaining*spopMoveMul <= count.
+const spopMoveMul = 5
+
+// SPopCount removes count random members of the set at key, or all
+// of them, calling fn with each, as Redis's spopWithCountCommand does. It
+// returns NotFound (no call) when key does not exist.
+func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m []byte)) Status {
+	k, st := s.getSet(db, key, now, false)
+	defer k.release()
+	if st != OK || count == 0 {
+		return st
+	}
+	size := uint64(k.scard())
+	if count >= size { // the whole set
+		k.seach(func(m []byte) bool { fn(m); return true })
+		k.del()
+		return OK
+	}
+	var buf [20]byte
+	remaining := size - count
+	if remaining*spopMoveMul > count { // pop count random members
+		for ; count > 0; count-- {
+			m := k.srandom(&buf)
+			fn(m)
+			k.srem(m)
+		}
+		return OK
+	}
+	// Move the members that stay into a new set, hand out the rest, and
+	// make the new set the value (its encoding may be an intset again).
+	keep := newTmpSet(s.limitsNow())
+	for ; remaining > 0; remaining-- {
+		m := k.srandom(&buf)
+		keep.add(m)
+		k.srem(m)
+	}
+	k.seach(func(m []byte) bool { fn(m); return true })
+	at := k.expireAt()
+	k.del()
+	k.putTmp(key, &keep, at)
+	return OK
+}
+
+// SRandMember appends a random member of the set at key to dst through
+// enc. It returns NotFound when key does not exist.
+func (s *Store) SRandMember(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st != OK {
+		return dst, st
+	}
+	var buf [20]byte
+	return enc(dst, k.srandom(&buf)), OK
+}
+
+// srandSubMul is Redis's SRANDMEMBER_SUB_STRATEGY_MUL.
+const srandSubMul = 3
+
+// SRandMemberCount calls fn with random members of the set at key as
+// Redis's srandmemberWithCountCommand picks them: count (nonzero) members
+// when count is negative or 1, repeats allowed; the whole set when count is
+// at least its size; otherwise count distinct members. fn returns false to
+// stop early, which the caller must do to bound a reply to a huge negative
+// count. It returns NotFound (no call) when key does not exist.
+func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn func(m []byte) bool) Status {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st != OK || count == 0 {
+		return st
+	}
+	var buf [20]byte
+	if count < 0 || count == 1 {
+		n := uint64(count)
+		if count < 0 {
+			n = uint64(-count)
+		}
+		for ; n > 0; n-- {
+			if !fn(k.srandom(&buf)) {
+				break
+			}
+		}
+		return OK
+	}
+	size := k.scard()
+	if uint64(count) >= uint64(size) {
+		k.seach(fn)
+		return OK
+	}
+	n := int(count)
+	if n*srandSubMul > size {
+		// Copy every member, then keep a random n of them.
+		all := make([][]byte, 0, size)
+		k.seach(func(m []byte) bool { all = append(all, slices.Clone(m)); return true })
+		for i := 0; i < n; i++ {
+			j := i + int(k.sh.rand()%uint64(size-i))
+			all[i], all[j] = all[j], all[i]
+		}
+		for _, m := range all[:n] {
+			fn(m)
+		}
+		return OK
+	}
+	// A set much bigger than n: draw until n distinct members.
+	seen := make(map[string]struct{}, n)
+	for len(seen) < n {
+		m := k.srandom(&buf)
+		if _, dup := seen[string(m)]; dup {
+			continue
+		}
+		seen[string(m)] = struct{}{}
+		if !fn(m) {
+			break
+		}
+	}
+	return OK
+}
+
+// SMove moves member from the set at src to the set at dst, creating dst
+// and deleting src when it is left empty, and reports whether member was
+// in src. It returns WrongType when src, or dst when src exists, holds
+// another type.
+func (s *Store) SMove(db int, src, dst, member []byte, now int64) (bool, Status) {
+	var m shardSet
+	m.add(s.shardIndex(src))
+	m.add(s.shardIndex(dst))
+	s.lockSet(&m)
+	defer s.unlockSet(&m)
+	ks := s.find(db, src, now, false)
+	kd := s.find(db, dst, now, false)
+	if !ks.exists() {
+		return false, OK
+	}
+	if ks.check(TypeSet) != OK || kd.check(TypeSet) != OK {
+		return false, WrongType
+	}
+	if sameKey(&ks, &kd) {
+		return ks.shas(member), OK
+	}
+	if !ks.srem(member) {
+		return false, OK
+	}
+	ks.delIfEmpty()
+	if !kd.exists() {
+		kd.createSet(dst, member, 1)
+	}
+	kd.sadd(member, s.limitsNow())
+	return true, OK
+}
+
+// sameKey reports whether a and b found the same key.
+func sameKey(a, b *kv) bool { return a.t == b.t && a.r == b.r && a.r != noRef }
+
+// openSets finds each of keys as a set (a missing key's kv does not
+// exist), under locks the caller holds. It returns WrongType when one holds
+// another type.
+func (s *Store) openSets(db int, keys [][]byte, now int64) ([]kv, Status) {
+	sets := make([]kv, len(keys))
+	for i, key := range keys {
+		sets[i] = s.find(db, key, now, true)
+		if sets[i].check(TypeSet) != OK {
+			return nil, WrongType
+		}
+	}
+	return sets, OK
+}
+
+// lockSets locks the shards of keys and of dst (when not nil); the caller
+// defers s.unlockSet(m).
+func (s *Store) lockSets(m *shardSet, dst []byte, keys [][]byte) {
+	if dst != nil {
+		m.add(s.shardIndex(dst))
+	}
+	s.lockKeys(m, keys, 1)
+}
+
+// SInter calls fn with each member of the intersection of the sets at keys
+// (a missing key is an empty set) and returns their number, stopping after
+// limit members when limit > 0 (SINTERCARD), or when fn returns false. fn
+// may be nil to count only. Members come in the order of the smallest set.
+func (s *Store) SInter(db int, keys [][]byte, now int64, limit int, fn func(m []byte) bool) (int, Status) {
+	var m shardSet
+	s.lockSets(&m, nil, keys)
+	defer s.unlockSet(&m)
+	sets, st := s.openSets(db, keys, now)
+	if st != OK {
+		return 0, st
+	}
+	return inter(sets, limit, fn), OK
+}
+
+// SInterStore stores the intersection of the sets at keys in dst,
+// replacing any value, or deletes dst when it is empty, and returns its
+// size.
+func (s *Store) SInterStore(db int, dst []byte, keys [][]byte, now int64) (int, Status) {
+	var m shardSet
+	s.lockSets(&m, dst, keys)
+	defer s.unlockSet(&m)
+	sets, st := s.openSets(db, keys, now)
+	if st != OK {
+		return 0, st
+	}
+	t := newTmpSet(s.limitsNow())
+	inter(sets, 0, func(m []byte) bool { t.add(m); return true })
+	return s.storeSet(db, dst, now, &t), OK
+}
+
+// inter is sinterGenericCommand's loop: walk the smallest set and keep the
+// members every other set has.
+func inter(sets []kv, limit int, fn func(m []byte) bool) int {
+	for i := range sets {
+		if !sets[i].exists() {
+			return 0
+		}
+	}
+	slices.SortStableFunc(sets, func(a, b kv) int { return a.scard() - b.scard() })
+	n := 0
+	sets[0].seach(func(m []byte) bool {
+		for j := 1; j < len(sets); j++ {
+			if !sameKey(&sets[j], &sets[0]) && !sets[j].shas(m) {
+				return true
+			}
+		}
+		n++
+		if fn != nil && !fn(m) {
+			return false
+		}
+		return limit <= 0 || n < limit
+	})
+	return n
+}
+
+// SUnion calls fn with each member of the union of the sets at keys.
+func (s *Store) SUnion(db int, keys [][]byte, now int64, fn func(m []byte)) Status {
+	return s.unionDiff(db, nil, keys, now, false, fn)
+}
+
+// SDiff calls fn with each member of the first set at keys that is in
+// none of the others.
+func (s *Store) SDiff(db int, keys [][]byte, now int64, fn func(m []byte)) Status {
+	return s.unionDiff(db, nil, keys, now, true, fn)
+}
+
+// SUnionStore stores the union of the sets at keys in dst, replacing any
+// value, or deletes dst when it is empty, and returns its size.
+func (s *Store) SUnionStore(db int, dst []byte, keys [][]byte, now int64) (int, Status) {
+	n := 0
+	st := s.unionDiff(db, dst, keys, now, false, func([]byte) { n++ })
+	return n, st
+}
+
+// SDiffStore is SUnionStore for the difference.
+func (s *Store) SDiffStore(db int, dst []byte, keys [][]byte, now int64) (int, Status) {
+	n := 0
+	st := s.unionDiff(db, dst, keys, now, true, func([]byte) { n++ })
+	return n, st
+}
+
+// unionDiff is sunionDiffGenericCommand: it builds the result as Redis
+// does, in a set that starts as an intset (so that a stored result has
+// Redis's encoding), then stores it in dst when dst is not nil and calls fn
+// with each member (an intset's in increasing order).
+func (s *Store) unionDiff(db int, dst []byte, keys [][]byte, now int64, diff bool, fn func(m []byte)) Status {
+	var m shardSet
+	s.lockSets(&m, dst, keys)
+	defer s.unlockSet(&m)
+	sets, st := s.openSets(db, keys, now)
+	if st != OK {
+		return st
+	}
+	t := newTmpSet(s.limitsNow())
+	switch {
+	case !diff:
+		for i := range sets {
+			if sets[i].exists() {
+				sets[i].seach(func(m []byte) bool { t.add(m); return true })
+			}
+		}
+	case !sets[0].exists() || slices.ContainsFunc(sets[1:], func(o kv) bool { return sameKey(&o, &sets[0]) }):
+		// the difference of nothing, or of a set with itself, is empty
+	case diffAlgo(sets) == 1:
+		// Members of the first set that no other has; the others by
+		// decreasing size, to find shared members sooner.
+		others := sets[1:]
+		slices.SortStableFunc(others, func(a, b kv) int { return sizeOf(&b) - sizeOf(&a) })
+		sets[0].seach(func(m []byte) bool {
+			for j := range others {
+				if others[j].exists() && others[j].shas(m) {
+					return true
+				}
+			}
+			t.add(m)
+			return true
+		})
+	default:
+		// Add the first set, remove every other one.
+		for i := range sets {
+			if !sets[i].exists() {
+				continue
+			}
+			sets[i].seach(func(m []byte) bool {
+				if i == 0 {
+					t.add(m)
+				} else {
+					t.remove(m)
+				}
+				return true
+			})
+			if t.len() == 0 {
+				break
+			}
+		}
+	}
+	if dst != nil {
+		s.storeSet(db, dst, now, &t)
+	}
+	t.each(func(m []byte) bool { fn(m); return true })
+	return OK
+}
+
+func sizeOf(k *kv) int {
+	if !k.exists() {
+		return 0
+	}
+	return k.scard()
+}
+
+// diffAlgo chooses SDIFF's algorithm as Redis does: 1 walks the first set
+// and looks each member up in the others (N*M), 2 adds the first set and
+// removes the others (the sum of the sizes), with 1 given a 2x advantage.
+func diffAlgo(sets []kv) int {
+	var one, two int64
+	first := int64(sets[0].scard())
+	for i := range sets {
+		if sets[i].exists() {
+			one += first
+			two += int64(sets[i].scard())
+		}
+	}
+	if one/2 <= two {
+		return 1
+	}
+	return 2
+}
+
+// storeSet makes dst hold t, replacing any value and TTL, or deletes dst
+// when t is empty, and returns t's size. Caller holds dst's shard lock.
+func (s *Store) storeSet(db int, dst []byte, now int64, t *tmpSet) int {
+	k := s.find(db, dst, now, false)
+	if k.exists() {
+		k.del()
+	}
+	if t.len() == 0 {
+		return 0
+	}
+	k.putTmp(dst, t, 0)
+	return t.len()
+}
+
+// putTmp creates key, which does not exist, holding the members of t in
+// t's encoding, with expiry at.
+func (k *kv) putTmp(key []byte, t *tmpSet, at int64) {
+	if t.is != nil {
+		k.create(key, TypeSet, EncIntset, t.is, 0, at)
+		return
+	}
+	idx := k.t.newHashtable()
+	k.create(key, TypeSet, EncHashtable, idx[:], 0, at)
+	for m := range t.ht {
+		k.fieldPut(unsafe.Slice(unsafe.StringData(m), len(m)), nil)
+	}
+}
+
+// SScan continues an SSCAN of the set at key from cursor and returns the
+// cursor to pass next, 0 at the end, calling fn with the members it visits
+// that match o.Pattern (o.Type is ignored). An intset is returned whole
+// with cursor 0, as Redis does; a hash table is walked as SCAN walks the
+// keyspace, o.Count (default 10) members' worth of buckets at a time. It
+// returns NotFound when key does not exist.
+func (s *Store) SScan(db int, key []byte, cursor uint64, now int64, o ScanOptions, fn func(m []byte)) (uint64, Status) {
+	k, st := s.getSet(db, key, now, true)
+	defer k.release()
+	if st != OK {
+		return 0, st
+	}
+	emit := func(m []byte) {
+		if o.Pattern == nil || Match(o.Pattern, m) {
+			fn(m)
+		}
+	}
+	if k.enc() == EncIntset {
+		k.seach(func(m []byte) bool { emit(m); return true })
+		return 0, OK
+	}
+	count := o.Count
+	if count <= 0 {
+		count = 10
+	}
+	a, d := &k.t.a, k.obj()
+	seen, iters := 0, count*10
+	for {
+		cursor = d.scan(a, cursor, func(r ref) {
+			seen++
+			emit(recKey(a.at(r), fieldHdr))
+		})
+		if cursor == 0 || iters == 0 || seen >= count {
+			return cursor, OK
+		}
+		iters--
+	}
+}
+
+// tmpSet is a set built outside the keyspace (a result of SUNION, SDIFF,
+// SINTERSTORE, or the members SPOP keeps), encoded as Redis's temporary
+// set would be: an intset while every member is an integer and there are
+// at most max of them, then a map.
+type tmpSet struct {
+	is  []byte              // an intset, nil once ht is in use
+	ht  map[string]struct{} // the members after the conversion
+	max int                 // SetMaxIntsetEntries
+}
+
+func newTmpSet(l *Limits) tmpSet {
+	return tmpSet{is: intset.New(nil), max: l.SetMaxIntsetEntries}
+}
+
+func (t *tmpSet) len() int {
+	if t.is != nil {
+		return intset.Len(t.is)
+	}
+	return len(t.ht)
+}
+
+func (t *tmpSet) add(m []byte) bool {
+	if t.is != nil {
+		if v, ok := ParseInt(m); ok {
+			if _, found := intset.Find(t.is, v); found {
+				return false
+			}
+			if intset.Len(t.is) < t.max {
+				t.is, _ = intset.Add(t.is, v)
+				return true
+			}
+		}
+		t.toMap()
+	}
+	if _, ok := t.ht[string(m)]; ok {
+		return false
+	}
+	t.ht[string(m)] = struct{}{}
+	return true
+}
+
+func (t *tmpSet) remove(m []byte) {
+	if t.is != nil {
+		if v, ok := ParseInt(m); ok {
+			t.is, _ = intset.Remove(t.is, v)
+		}
+		return
+	}
+	delete(t.ht, string(m))
+}
+
+func (t *tmpSet) toMap() {
+	t.ht = make(map[string]struct{}, intset.Len(t.is)+1)
+	for i, n := 0, intset.Len(t.is); i < n; i++ {
+		t.ht[strconv.FormatInt(intset.Get(t.is, i), 10)] = struct{}{}
+	}
+	t.is = nil
+}
+
+// each calls fn with every member, an intset's in increasing order.
+func (t *tmpSet) each(fn func(m []byte) bool) {
+	if t.is != nil {
+		var buf [20]byte
+		for i, n := 0, intset.Len(t.is); i < n; i++ {
+			if !fn(strconv.AppendInt(buf[:0], intset.Get(t.is, i), 10)) {
+				return
+			}
+		}
+		return
+	}
+	for m := range t.ht {
+		if !fn(unsafe.Slice(unsafe.StringData(m), len(m))) {
+			return
+		}
+	}
+}
