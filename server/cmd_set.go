@@ -33,37 +33,37 @@ func (c *cmdCtx) countOrErr(n int, st store.Status) {
 	c.integer(int64(n))
 }
 
-// beginSet reserves the header of a set reply of unknown length and
-// returns its mark.
-func (c *cmdCtx) beginSet() int {
-	var mark int
-	c.out, mark = resp.BeginArray(c.out)
-	return mark
+// members builds a set reply of unknown length: begin reserves its
+// header, add (the store's callback) appends a member, end writes the
+// header or, for an error status, drops the reply and answers the error
+// (NotFound is the empty set). RESP3 gets a set ('~'), RESP2 an array.
+type members struct {
+	c       *cmdCtx
+	mark, n int
 }
 
-// endSet writes the header reserved at mark for a set of n members: '~' in
-// RESP3, '*' in RESP2.
-func (c *cmdCtx) endSet(mark, n int) {
-	c.out = resp.EndArray(c.out, mark, n)
-	if c.cl.proto >= 3 {
-		c.out[mark] = '~'
-	}
+func (c *cmdCtx) beginMembers() members {
+	ms := members{c: c}
+	c.out, ms.mark = resp.BeginArray(c.out)
+	return ms
 }
 
-// memberSet replies with the members run passes to emit as a set, or with
-// the error of the status run returns (NotFound is the empty set).
-func memberSet(c *cmdCtx, run func(emit func(m []byte)) store.Status) {
-	mark, n := c.beginSet(), 0
-	st := run(func(m []byte) {
-		c.out = resp.AppendBulk(c.out, m)
-		n++
-	})
+func (ms *members) add(m []byte) {
+	ms.c.out = resp.AppendBulk(ms.c.out, m)
+	ms.n++
+}
+
+func (ms *members) end(st store.Status) {
+	c := ms.c
 	if st != store.OK && st != store.NotFound {
-		c.out = c.out[:mark]
+		c.out = c.out[:ms.mark]
 		c.errReply(statusError(st))
 		return
 	}
-	c.endSet(mark, n)
+	c.out = resp.EndArray(c.out, ms.mark, ms.n)
+	if c.cl.proto >= 3 {
+		c.out[ms.mark] = '~'
+	}
 }
 
 func cmdSAdd(c *cmdCtx) {
@@ -99,9 +99,8 @@ func cmdSMIsMember(c *cmdCtx) {
 }
 
 func cmdSMembers(c *cmdCtx) {
-	memberSet(c, func(emit func(m []byte)) store.Status {
-		return c.store.SMembers(c.db(), c.args[1], c.now, emit)
-	})
+	ms := c.beginMembers()
+	ms.end(c.store.SMembers(c.db(), c.args[1], c.now, ms.add))
 }
 
 // cmdSPop is SPOP key [count].
@@ -124,9 +123,8 @@ func spopCount(c *cmdCtx) {
 		c.errReply(errOutOfRangeNeg)
 		return
 	}
-	memberSet(c, func(emit func(m []byte)) store.Status {
-		return c.store.SPopCount(c.db(), c.args[1], uint64(n), c.now, emit)
-	})
+	ms := c.beginMembers()
+	ms.end(c.store.SPopCount(c.db(), c.args[1], uint64(n), c.now, ms.add))
 }
 
 // cmdSRandMember is SRANDMEMBER key [count].
@@ -185,10 +183,9 @@ func cmdSMove(c *cmdCtx) {
 }
 
 func cmdSInter(c *cmdCtx) {
-	memberSet(c, func(emit func(m []byte)) store.Status {
-		_, st := c.store.SInter(c.db(), c.args[1:], c.now, 0, func(m []byte) bool { emit(m); return true })
-		return st
-	})
+	ms := c.beginMembers()
+	_, st := c.store.SInter(c.db(), c.args[1:], c.now, 0, ms.add)
+	ms.end(st)
 }
 
 // cmdSInterCard is SINTERCARD numkeys key [key ...] [LIMIT limit].
@@ -220,15 +217,13 @@ func cmdSInterCard(c *cmdCtx) {
 }
 
 func cmdSUnion(c *cmdCtx) {
-	memberSet(c, func(emit func(m []byte)) store.Status {
-		return c.store.SUnion(c.db(), c.args[1:], c.now, emit)
-	})
+	ms := c.beginMembers()
+	ms.end(c.store.SUnion(c.db(), c.args[1:], c.now, ms.add))
 }
 
 func cmdSDiff(c *cmdCtx) {
-	memberSet(c, func(emit func(m []byte)) store.Status {
-		return c.store.SDiff(c.db(), c.args[1:], c.now, emit)
-	})
+	ms := c.beginMembers()
+	ms.end(c.store.SDiff(c.db(), c.args[1:], c.now, ms.add))
 }
 
 func cmdSInterStore(c *cmdCtx) {
@@ -263,32 +258,181 @@ func cmdSScan(c *cmdCtx) {
 		}
 		return
 	}
-	o, ok := parseScanOptions(c, c.args[3:], false)
-	if !ok {
+	o, msg := parseScanOptions(c.args[3:], false)
+	if msg != "" {
+		c.errReply(msg)
 		return
 	}
-	scanReply(c, func(emit func(e []byte)) uint64 {
+	c.scanReply(func(emit func(e []byte)) uint64 {
 		next, _ := c.store.SScan(c.db(), c.args[1], cursor, c.now, o, emit)
 		return next
 	})
 }
 
 var setCommands = []command{
-	{Name: "sadd", Arity: -3, Flags: flagWrite | flagDenyOOM | flagFast, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Add one or more members to a set", Fn: cmdSAdd},
-	{Name: "srem", Arity: -3, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Remove one or more members from a set", Fn: cmdSRem},
-	{Name: "scard", Arity: 2, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Get the number of members in a set", Fn: cmdSCard},
-	{Name: "sismember", Arity: 3, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Determine if a given value is a member of a set", Fn: cmdSIsMember},
-	{Name: "smismember", Arity: -3, Flags: flagReadOnly | flagFast, First: 1, Last: 1, Step: 1, Group: "set", Since: "6.2.0", Summary: "Returns the membership associated with the given elements for a set", Fn: cmdSMIsMember},
-	{Name: "smembers", Arity: 2, Flags: flagReadOnly, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Get all the members in a set", Fn: cmdSMembers},
-	{Name: "srandmember", Arity: -2, Flags: flagReadOnly, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Get one or multiple random members from a set", Fn: cmdSRandMember},
-	{Name: "spop", Arity: -2, Flags: flagWrite | flagFast, First: 1, Last: 1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Remove and return one or multiple random members from a set", Fn: cmdSPop},
-	{Name: "smove", Arity: 4, Flags: flagWrite | flagFast, First: 1, Last: 2, Step: 1, Group: "set", Since: "1.0.0", Summary: "Move a member from one set to another", Fn: cmdSMove},
-	{Name: "sinter", Arity: -2, Flags: flagReadOnly, First: 1, Last: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Intersect multiple sets", Fn: cmdSInter},
-	{Name: "sintercard", Arity: -3, Flags: flagReadOnly, Group: "set", Since: "7.0.0", Summary: "Intersect multiple sets and return the cardinality of the result", Fn: cmdSInterCard},
-	{Name: "sinterstore", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Intersect multiple sets and store the resulting set in a key", Fn: cmdSInterStore},
-	{Name: "sunion", Arity: -2, Flags: flagReadOnly, First: 1, Last: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Add multiple sets", Fn: cmdSUnion},
-	{Name: "sunionstore", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Add multiple sets and store the resulting set in a key", Fn: cmdSUnionStore},
-	{Name: "sdiff", Arity: -2, Flags: flagReadOnly, First: 1, Last: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Subtract multiple sets", Fn: cmdSDiff},
-	{Name: "sdiffstore", Arity: -3, Flags: flagWrite | flagDenyOOM, First: 1, Last: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Subtract multiple sets and store the resulting set in a key", Fn: cmdSDiffStore},
-	{Name: "sscan", Arity: -3, Flags: flagReadOnly, First: 1, Last: 1, Step: 1, Group: "set", Since: "2.8.0", Summary: "Incrementally iterate Set elements", Fn: cmdSScan},
+	{Name: "sadd", Arity: -3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRW | keyInsert, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Add one or more members to a set", Since: "1.0.0", Group: "set",
+			Complexity: "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+			History:    [][2]string{{"2.4.0", "Accepts multiple `member` arguments."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "member", Type: argString, Flags: argMultiple},
+			}},
+		Fn: cmdSAdd},
+	{Name: "srem", Arity: -3, Flags: flagWrite | flagFast, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRW | keyDelete, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Remove one or more members from a set", Since: "1.0.0", Group: "set",
+			Complexity: "O(N) where N is the number of members to be removed.",
+			History:    [][2]string{{"2.4.0", "Accepts multiple `member` arguments."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "member", Type: argString, Flags: argMultiple},
+			}},
+		Fn: cmdSRem},
+	{Name: "scard", Arity: 2, Flags: flagReadOnly | flagFast, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRO, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get the number of members in a set", Since: "1.0.0", Group: "set",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdSCard},
+	{Name: "sismember", Arity: 3, Flags: flagReadOnly | flagFast, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRO, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Group: "set",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "member", Type: argString},
+			}},
+		Fn: cmdSIsMember},
+	{Name: "smismember", Arity: -3, Flags: flagReadOnly | flagFast, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0", Group: "set",
+			Complexity: "O(N) where N is the number of elements being checked for membership",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "member", Type: argString, Flags: argMultiple},
+			}},
+		Fn: cmdSMIsMember},
+	{Name: "smembers", Arity: 2, Flags: flagReadOnly, ACL: catSet,
+		Tips: []string{"nondeterministic_output_order"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get all the members in a set", Since: "1.0.0", Group: "set",
+			Complexity: "O(N) where N is the set cardinality.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdSMembers},
+	{Name: "srandmember", Arity: -2, Flags: flagReadOnly, ACL: catSet,
+		Tips: []string{"nondeterministic_output"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get one or multiple random members from a set", Since: "1.0.0", Group: "set",
+			Complexity: "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
+			History:    [][2]string{{"2.6.0", "Added the optional `count` argument."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "count", Type: argInteger, Since: "2.6.0", Flags: argOptional},
+			}},
+		Fn: cmdSRandMember},
+	{Name: "spop", Arity: -2, Flags: flagWrite | flagFast, ACL: catSet,
+		Tips: []string{"nondeterministic_output"},
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Remove and return one or multiple random members from a set", Since: "1.0.0", Group: "set",
+			Complexity: "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
+			History:    [][2]string{{"3.2.0", "Added the `count` argument."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "count", Type: argInteger, Since: "3.2.0", Flags: argOptional},
+			}},
+		Fn: cmdSPop},
+	{Name: "smove", Arity: 4, Flags: flagWrite | flagFast, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRW | keyInsert, BS: bsIndex(2), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Move a member from one set to another", Since: "1.0.0", Group: "set",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "source", Type: argKey, KeySpec: 0},
+				{Name: "destination", Type: argKey, KeySpec: 1},
+				{Name: "member", Type: argString},
+			}},
+		Fn: cmdSMove},
+	{Name: "sinter", Arity: -2, Flags: flagReadOnly, ACL: catSet,
+		Tips: []string{"nondeterministic_output_order"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Intersect multiple sets", Since: "1.0.0", Group: "set",
+			Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+			}},
+		Fn: cmdSInter},
+	{Name: "sintercard", Arity: -3, Flags: flagReadOnly, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Intersect multiple sets and return the cardinality of the result", Since: "7.0.0", Group: "set",
+			Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+			Args: []cmdArg{
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "limit", Type: argInteger, Token: "LIMIT", Flags: argOptional},
+			}},
+		Fn: cmdSInterCard},
+	{Name: "sinterstore", Arity: -3, Flags: flagWrite | flagDenyOOM, ACL: catSet,
+		Keys: []keySpec{{Flags: keyRW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRO | keyAccess, BS: bsIndex(2), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Intersect multiple sets and store the resulting set in a key", Since: "1.0.0", Group: "set",
+			Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+			Args: []cmdArg{
+				{Name: "destination", Type: argKey, KeySpec: 0},
+				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
+			}},
+		Fn: cmdSInterStore},
+	{Name: "sunion", Arity: -2, Flags: flagReadOnly, ACL: catSet,
+		Tips: []string{"nondeterministic_output_order"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Add multiple sets", Since: "1.0.0", Group: "set",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+			}},
+		Fn: cmdSUnion},
+	{Name: "sunionstore", Arity: -3, Flags: flagWrite | flagDenyOOM, ACL: catSet,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRO | keyAccess, BS: bsIndex(2), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Add multiple sets and store the resulting set in a key", Since: "1.0.0", Group: "set",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Args: []cmdArg{
+				{Name: "destination", Type: argKey, KeySpec: 0},
+				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
+			}},
+		Fn: cmdSUnionStore},
+	{Name: "sdiff", Arity: -2, Flags: flagReadOnly, ACL: catSet,
+		Tips: []string{"nondeterministic_output_order"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Subtract multiple sets", Since: "1.0.0", Group: "set",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+			}},
+		Fn: cmdSDiff},
+	{Name: "sdiffstore", Arity: -3, Flags: flagWrite | flagDenyOOM, ACL: catSet,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRO | keyAccess, BS: bsIndex(2), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Subtract multiple sets and store the resulting set in a key", Since: "1.0.0", Group: "set",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Args: []cmdArg{
+				{Name: "destination", Type: argKey, KeySpec: 0},
+				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
+			}},
+		Fn: cmdSDiffStore},
+	{Name: "sscan", Arity: -3, Flags: flagReadOnly, ACL: catSet,
+		Tips: []string{"nondeterministic_output"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Incrementally iterate Set elements", Since: "2.8.0", Group: "set",
+			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "cursor", Type: argInteger},
+				{Name: "pattern", Type: argPattern, Token: "MATCH", Flags: argOptional},
+				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
+			}},
+		Fn: cmdSScan},
 }
+
+func init() { register(setCommands...) }

@@ -152,3 +152,17 @@ var setDiffCases = []diffCase{
 }
 
 func TestSetCommandsMatchRedis(t *testing.T) { runDiff(t, setDiffCases) }
+
+// setCommandNames are the set family, for the COMMAND INFO and DOCS check.
+var setCommandNames = []string{"sadd", "srem", "scard", "sismember", "smismember", "smembers", "srandmember",
+	"spop", "smove", "sinter", "sintercard", "sinterstore", "sunion", "sunionstore", "sdiff", "sdiffstore", "sscan"}
+
+func TestSetCommandRowsMatchRedis(t *testing.T) {
+	var cmds []string
+	for _, n := range setCommandNames {
+		cmds = append(cmds, "COMMAND INFO "+n, "COMMAND DOCS "+n, "COMMAND GETKEYS "+n+" a b c")
+	}
+	cmds = append(cmds, "COMMAND GETKEYS sintercard 2 a b LIMIT 1", "COMMAND GETKEYS smove a b m",
+		"COMMAND GETKEYS sinterstore d a b")
+	runDiff(t, []diffCase{{"set-command-rows", cmds}})
+}

@@ -281,20 +281,16 @@ func sameReply(mode string, got, want []byte) bool {
 		g, _ := strconv.ParseInt(string(bytes.TrimSpace(got[1:])), 10, 64)
 		w, _ := strconv.ParseInt(string(bytes.TrimSpace(want[1:])), 10, 64)
 		return g-w <= 1000 && w-g <= 1000 && (g < 0) == (w < 0)
-	case "S":
+	case "S", "R":
 		if len(got) == 0 || len(want) == 0 {
 			return bytes.Equal(got, want)
 		}
 		gn, _ := diffParseNode(got)
 		wn, _ := diffParseNode(want)
+		if mode == "R" {
+			return gn.shape() == wn.shape()
+		}
 		return gn.sorted() == wn.sorted()
-	case "R":
-		if len(got) == 0 || len(want) == 0 {
-			return bytes.Equal(got, want)
-		}
-		gn, _ := diffParseNode(got)
-		wn, _ := diffParseNode(want)
-		return gn.shape() == wn.shape()
 	}
 	return bytes.Equal(got, want)
 }

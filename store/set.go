@@ -103,14 +103,18 @@ func (k *kv) sadd(m []byte, l *Limits) bool {
 }
 
 // setToHashtable converts an intset value to a hash table (setTypeConvert).
+// It converts a copy of k, so that the closures of the conversion capture
+// the copy, moved to the heap on this path only, and not the caller's kv.
 func (k *kv) setToHashtable() {
-	is := k.val()
-	k.toHashtable(func(fn func(f, v []byte)) {
+	kk := *k
+	is := kk.val()
+	kk.toHashtable(func(fn func(f, v []byte)) {
 		var buf [20]byte
 		for i, n := 0, intset.Len(is); i < n; i++ {
 			fn(strconv.AppendInt(buf[:0], intset.Get(is, i), 10), nil)
 		}
 	})
+	*k = kk
 }
 
 // srem removes m and reports whether it was a member. The caller deletes
@@ -130,12 +134,12 @@ func (k *kv) srem(m []byte) bool {
 	return k.fieldDel(m)
 }
 
-// srandom returns a random member of a non-empty set, formatted into buf
-// for an intset.
-func (k *kv) srandom(buf *[20]byte) []byte {
+// srandom returns a random member of a non-empty set; an intset's is
+// formatted into the shard's scratch, valid until the next format.
+func (k *kv) srandom() []byte {
 	if k.enc() == EncIntset {
 		is := k.val()
-		return strconv.AppendInt(buf[:0], intset.Get(is, int(k.sh.rand()%uint64(intset.Len(is)))), 10)
+		return strconv.AppendInt(k.sh.num[0][:0], intset.Get(is, int(k.sh.rand()%uint64(intset.Len(is)))), 10)
 	}
 	f, _ := k.fieldRandom()
 	return f
@@ -146,9 +150,8 @@ func (k *kv) srandom(buf *[20]byte) []byte {
 func (k *kv) seach(fn func(m []byte) bool) {
 	if k.enc() == EncIntset {
 		is := k.val()
-		var buf [20]byte
 		for i, n := 0, intset.Len(is); i < n; i++ {
-			if !fn(strconv.AppendInt(buf[:0], intset.Get(is, i), 10)) {
+			if !fn(strconv.AppendInt(k.sh.num[0][:0], intset.Get(is, i), 10)) {
 				return
 			}
 		}
@@ -263,8 +266,7 @@ func (s *Store) SPop(db int, key []byte, now int64, dst []byte, enc EncodeFunc) 
 	if st != OK {
 		return dst, st
 	}
-	var buf [20]byte
-	m := k.srandom(&buf)
+	m := k.srandom()
 	dst = enc(dst, m)
 	k.srem(m)
 	k.delIfEmpty()
@@ -290,11 +292,10 @@ func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m
 		k.del()
 		return OK
 	}
-	var buf [20]byte
 	remaining := size - count
 	if remaining*spopMoveMul > count { // pop count random members
 		for ; count > 0; count-- {
-			m := k.srandom(&buf)
+			m := k.srandom()
 			fn(m)
 			k.srem(m)
 		}
@@ -304,7 +305,7 @@ func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m
 	// make the new set the value (its encoding may be an intset again).
 	keep := newTmpSet(s.limitsNow())
 	for ; remaining > 0; remaining-- {
-		m := k.srandom(&buf)
+		m := k.srandom()
 		keep.add(m)
 		k.srem(m)
 	}
@@ -323,8 +324,7 @@ func (s *Store) SRandMember(db int, key []byte, now int64, dst []byte, enc Encod
 	if st != OK {
 		return dst, st
 	}
-	var buf [20]byte
-	return enc(dst, k.srandom(&buf)), OK
+	return enc(dst, k.srandom()), OK
 }
 
 // srandSubMul is Redis's SRANDMEMBER_SUB_STRATEGY_MUL.
@@ -342,14 +342,13 @@ func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn 
 	if st != OK || count == 0 {
 		return st
 	}
-	var buf [20]byte
 	if count < 0 || count == 1 {
 		n := uint64(count)
 		if count < 0 {
 			n = uint64(-count)
 		}
 		for ; n > 0; n-- {
-			if !fn(k.srandom(&buf)) {
+			if !fn(k.srandom()) {
 				break
 			}
 		}
@@ -377,7 +376,7 @@ func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn 
 	// A set much bigger than n: draw until n distinct members.
 	seen := make(map[string]struct{}, n)
 	for len(seen) < n {
-		m := k.srandom(&buf)
+		m := k.srandom()
 		if _, dup := seen[string(m)]; dup {
 			continue
 		}
@@ -449,9 +448,9 @@ func (s *Store) lockSets(m *shardSet, dst []byte, keys [][]byte) {
 
 // SInter calls fn with each member of the intersection of the sets at keys
 // (a missing key is an empty set) and returns their number, stopping after
-// limit members when limit > 0 (SINTERCARD), or when fn returns false. fn
-// may be nil to count only. Members come in the order of the smallest set.
-func (s *Store) SInter(db int, keys [][]byte, now int64, limit int, fn func(m []byte) bool) (int, Status) {
+// limit members when limit > 0 (SINTERCARD). fn may be nil to count only.
+// Members come in the order of the smallest set.
+func (s *Store) SInter(db int, keys [][]byte, now int64, limit int, fn func(m []byte)) (int, Status) {
 	var m shardSet
 	s.lockSets(&m, nil, keys)
 	defer s.unlockSet(&m)
@@ -474,13 +473,13 @@ func (s *Store) SInterStore(db int, dst []byte, keys [][]byte, now int64) (int, 
 		return 0, st
 	}
 	t := newTmpSet(s.limitsNow())
-	inter(sets, 0, func(m []byte) bool { t.add(m); return true })
+	inter(sets, 0, func(m []byte) { t.add(m) })
 	return s.storeSet(db, dst, now, &t), OK
 }
 
 // inter is sinterGenericCommand's loop: walk the smallest set and keep the
 // members every other set has.
-func inter(sets []kv, limit int, fn func(m []byte) bool) int {
+func inter(sets []kv, limit int, fn func(m []byte)) int {
 	for i := range sets {
 		if !sets[i].exists() {
 			return 0
@@ -495,8 +494,8 @@ func inter(sets []kv, limit int, fn func(m []byte) bool) int {
 			}
 		}
 		n++
-		if fn != nil && !fn(m) {
-			return false
+		if fn != nil {
+			fn(m)
 		}
 		return limit <= 0 || n < limit
 	})
