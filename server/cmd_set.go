@@ -16,7 +16,6 @@ import (
 // arrays, as Redis 7.0 does.
 
 const (
-	errSRandRange      = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 	errNumKeysZero     = "ERR numkeys should be greater than 0"
 	errNumKeysTooMany  = "ERR Number of keys can't be greater than number of args"
 	errLimitNegative   = "ERR LIMIT can't be negative"
@@ -152,7 +151,7 @@ func srandCount(c *cmdCtx) {
 		return
 	}
 	if n == math.MinInt64 {
-		c.errReply(errSRandRange)
+		c.errReply(errRandCountRange)
 		return
 	}
 	limit := c.srv.cfg.outBufLimit.Load()

@@ -34,7 +34,7 @@ func words(n, length int) string {
 
 var setDiffCases = []diffCase{
 	{"sadd-srem-intset", []string{
-		"SADD s 3 1 2", "SMEMBERS s", "#enc s", "SADD s 2 4", "SCARD s", "SISMEMBER s 2", "SISMEMBER s 5",
+		"SADD s 3 1 2", "SMEMBERS s", "#enc s", "OBJECT ENCODING s", "SADD s 2 4", "SCARD s", "SISMEMBER s 2", "SISMEMBER s 5",
 		"SISMEMBER s a", "SISMEMBER s 02", "SMISMEMBER s 1 5 a 4", "SMISMEMBER missing a b", "SISMEMBER missing a",
 		"SCARD missing", "SREM s 1 9 a", "SMEMBERS s", "SREM missing a", "SREM s 2 3 4", "EXISTS s", "SCARD s",
 		"SMEMBERS missing", "SADD s 5 5 5", "SMEMBERS s", "SREM s 5 5", "EXISTS s",
@@ -52,7 +52,7 @@ var setDiffCases = []diffCase{
 		"SADD big2 " + words(129, 8), "#enc big2", "SCARD big2", "SISMEMBER big2 m100xxxx",
 	}},
 	{"intset-512-513", []string{
-		"SADD s " + ints(0, 512), "#enc s", "SCARD s", "SMEMBERS s", "SADD s 511", "#enc s", "SADD s 512", "#enc s",
+		"SADD s " + ints(0, 512), "#enc s", "SCARD s", "SMEMBERS s", "SADD s 511", "#enc s", "SADD s 512", "#enc s", "OBJECT ENCODING s",
 		"SCARD s", "S SMEMBERS s", "SREM s " + ints(0, 500), "#enc s", "S SMEMBERS s",
 		"SADD t " + ints(0, 513), "#enc t", "SADD u " + ints(-300, 212), "#enc u", "SMEMBERS u",
 		"SADD v " + ints(0, 256), "SADD v " + ints(256, 512), "#enc v", "SADD v " + ints(256, 513), "#enc v",
