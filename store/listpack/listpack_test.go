@@ -411,3 +411,35 @@ func TestValidateNamesTheDamage(t *testing.T) {
 		}
 	}
 }
+
+// validatePairsTests: fields repeat when their Value forms are equal, so
+// the integer 12 and the string "12" (which Redis would not write, but
+// accepts) are one field.
+var validatePairsTests = []struct {
+	name string
+	lp   []byte
+	off  int // -1: valid
+}{
+	{"pairs", build("a", "1", "b", "2"), -1},
+	{"values may repeat", build("a", "1", "b", "1"), -1},
+	{"-0 and 0 differ", build("-0", "x", "0", "y"), -1},
+	{"empty", New(nil), -1},
+	{"odd", build("a", "1", "b"), 11},
+	{"repeated field", build("a", "1", "b", "2", "a", "3"), 16},
+	{"12 and \"12\"", rawListpack([]byte{0x0C}, []byte{0x01}, []byte{0x82, '1', '2'}, []byte{0x02}), 10},
+}
+
+func TestValidatePairsRefusesRepeatsAndOddCounts(t *testing.T) {
+	for i, tt := range validatePairsTests {
+		err := ValidatePairs(tt.lp)
+		if tt.off < 0 {
+			if err != nil {
+				t.Errorf("#%d %s: %v", i, tt.name, err)
+			}
+			continue
+		}
+		if ce, ok := err.(*CorruptError); !ok || ce.Offset != tt.off {
+			t.Errorf("#%d %s: %v, want offset %d", i, tt.name, err, tt.off)
+		}
+	}
+}
