@@ -21,7 +21,7 @@ type ThroughputConfig struct {
 	// send time. 0 runs closed loop: each connection sends its next batch as
 	// soon as the previous one's replies are in.
 	Rate     float64
-	Preload  bool   // SET every key of the key space before measuring
+	Preload  bool   // write the mix's whole key space (strings and hashes) before measuring
 	Seed     uint64 // seeds the command generators
 	Clock    Clock  // nil means SystemClock
 	Progress io.Writer
@@ -109,7 +109,7 @@ func startSteadyAt(cfg ThroughputConfig, phases int, phaseOf func(time.Time) int
 		s.workers = append(s.workers, w)
 	}
 	if cfg.Preload {
-		if err := preload(s.workers[0]); err != nil {
+		if err := s.preload(); err != nil {
 			s.closeAll()
 			return nil, err
 		}
@@ -134,19 +134,18 @@ func startSteadyAt(cfg ThroughputConfig, phases int, phaseOf func(time.Time) int
 	return s, nil
 }
 
-// preload sets every key of the key space, 1000 commands per batch.
-func preload(w *steadyWorker) error {
-	for i := 0; i < w.gen.m.Keys; {
-		k := 0
-		for ; k < 1000 && i < w.gen.m.Keys; k, i = k+1, i+1 {
-			w.conn.out = w.gen.appendSet(w.conn.out, i)
-		}
-		if err := w.conn.Do(k); err != nil {
-			return err
-		}
+// preload writes the key space over every connection, 1000 commands per
+// batch, and forgets its error replies (the measured run counts its own).
+func (s *steady) preload() error {
+	conns := make([]*Conn, len(s.workers))
+	for i, w := range s.workers {
+		conns[i] = w.conn
 	}
-	w.conn.ErrReplies, w.conn.FirstErr = 0, ""
-	return nil
+	err := loadKeys(conns, s.cfg.Mix, s.cfg.Seed, 1000, new(atomic.Int64))
+	for _, c := range conns {
+		c.ErrReplies, c.FirstErr = 0, ""
+	}
+	return err
 }
 
 // claim takes up to n commands from the budget; 0 means stop.

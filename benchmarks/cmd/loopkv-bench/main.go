@@ -6,6 +6,7 @@
 //	loopkv-bench throughput [flags]   closed-loop or rate-limited ops/s and latency
 //	loopkv-bench conns [flags]        server RSS and threads vs idle connections
 //	loopkv-bench churn [flags]        full or resumed handshakes/s, server CPU per handshake
+//	loopkv-bench load [flags]         write a whole key space (strings or hashes) as fast as it goes
 //	loopkv-bench storm [flags]        steady clients' latency while a group churns TLS handshakes
 //	loopkv-bench report -out DIR FILE.jsonl...   Markdown table and PNG plots
 //	loopkv-bench certs -dir DIR       a throwaway CA and server certificate for loopback
@@ -42,7 +43,7 @@ func main() {
 	switch mode {
 	case "throughput", "run":
 		err = runMode("throughput", args)
-	case "conns", "churn", "storm":
+	case "conns", "churn", "storm", "load":
 		err = runMode(mode, args)
 	case "report":
 		err = report(args)
@@ -62,7 +63,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loopkv-bench throughput|conns|churn|storm|report|certs|probe|ports [flags] (-h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: loopkv-bench throughput|conns|churn|storm|load|report|certs|probe|ports [flags] (-h for flags)")
 	os.Exit(2)
 }
 
@@ -148,9 +149,11 @@ func (c *common) progressTo(d time.Duration) io.Writer {
 	return nil
 }
 
-// steadyFlags are the throughput flags, shared by the storm mode.
+// steadyFlags are the throughput flags, shared by the storm mode; the load
+// mode takes the connection and key space flags only.
 type steadyFlags struct {
 	conns, pipeline, keys int
+	keyLen, fields        int
 	mix, dist, size       string
 	duration              time.Duration
 	requests              int64
@@ -160,21 +163,35 @@ type steadyFlags struct {
 }
 
 func (s *steadyFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&s.conns, "conns", 50, "connections")
-	fs.IntVar(&s.pipeline, "pipeline", 1, "commands in flight per connection")
-	fs.StringVar(&s.mix, "mix", "get=8,set=2", "command `ratios` of get, set, incr, ping, mget, mset, del, exists")
-	fs.IntVar(&s.keys, "keys", 100000, "key space size")
-	fs.StringVar(&s.dist, "key-dist", "uniform", "key distribution: uniform or zipf")
-	fs.StringVar(&s.size, "value-size", "64", "value size in bytes, fixed (64) or a uniform range (16-1024)")
+	s.registerKeys(fs, 50, 1, "get=8,set=2")
 	fs.DurationVar(&s.duration, "duration", 10*time.Second, "run length (0: until -requests are done)")
 	fs.Int64Var(&s.requests, "requests", 0, "total commands (0: until -duration is over)")
 	fs.Float64Var(&s.rate, "rate", 0, "offered commands/s in total; latency from intended send times (0: closed loop)")
-	fs.BoolVar(&s.preload, "preload", true, "SET every key before measuring")
+	fs.BoolVar(&s.preload, "preload", true, "write the mix's key space (strings and hashes) before measuring")
+}
+
+func (s *steadyFlags) registerKeys(fs *flag.FlagSet, conns, pipeline int, mix string) {
+	fs.IntVar(&s.conns, "conns", conns, "connections")
+	fs.IntVar(&s.pipeline, "pipeline", pipeline, "commands in flight per connection")
+	fs.StringVar(&s.mix, "mix", mix, "command `ratios` of get, set, incr, ping, mget, mset, del, exists, hset, hget")
+	fs.IntVar(&s.keys, "keys", 100000, "key space size")
+	fs.IntVar(&s.keyLen, "key-len", 0, "pad every key with zeros to this many `bytes` (0: lkb:<n> unpadded)")
+	fs.IntVar(&s.fields, "fields", 10, "fields per hash (hset, hget and the hash preload)")
+	fs.StringVar(&s.dist, "key-dist", "uniform", "key distribution: uniform or zipf")
+	fs.StringVar(&s.size, "value-size", "64", "value size in bytes, fixed (64) or a uniform range (16-1024)")
 	fs.Uint64Var(&s.seed, "seed", 1, "seed of the command generators")
 }
 
-func (s *steadyFlags) config(t loadgen.Target) (loadgen.ThroughputConfig, error) {
+func (s *steadyFlags) parseMix() (loadgen.Mix, error) {
 	m, err := loadgen.ParseMix(s.mix, s.keys, s.dist, s.size)
+	if err == nil {
+		err = m.SetShape(s.keyLen, s.fields)
+	}
+	return m, err
+}
+
+func (s *steadyFlags) config(t loadgen.Target) (loadgen.ThroughputConfig, error) {
+	m, err := s.parseMix()
 	return loadgen.ThroughputConfig{
 		Target: t, Conns: s.conns, Pipeline: s.pipeline, Mix: m, Duration: s.duration,
 		Requests: s.requests, Rate: s.rate, Preload: s.preload, Seed: s.seed,
@@ -203,6 +220,8 @@ func runMode(mode string, args []string) error {
 		fs.IntVar(&workers, "workers", 4, "concurrent connect-handshake-PING-close workers")
 		fs.DurationVar(&st.duration, "duration", 10*time.Second, "run length")
 		fs.BoolVar(&resume, "resume", false, "resume TLS sessions (per-worker session cache)")
+	case "load":
+		st.registerKeys(fs, 4, 1000, "set=1")
 	case "storm":
 		st.register(fs)
 		fs.IntVar(&workers, "storm-workers", 4, "workers opening and closing connections in the middle third")
@@ -230,6 +249,12 @@ func runMode(mode string, args []string) error {
 		if cfg, err = st.config(t); err == nil {
 			cfg.Progress = c.progressTo(cfg.Duration)
 			r, err = loadgen.RunThroughput(cfg)
+		}
+	case "load":
+		var m loadgen.Mix
+		if m, err = st.parseMix(); err == nil {
+			r, err = loadgen.RunLoad(loadgen.LoadConfig{Target: t, Conns: st.conns, Pipeline: st.pipeline, Mix: m,
+				Seed: st.seed, Progress: c.progressTo(time.Hour)})
 		}
 	case "conns":
 		var ns []int
@@ -327,7 +352,7 @@ func summary(w io.Writer, r *loadgen.Result) {
 		fmt.Fprintf(w, " UNAVAILABLE (%s)", r.Unavailable)
 	}
 	switch r.Mode {
-	case "throughput":
+	case "throughput", "load":
 		fmt.Fprintf(w, " %d ops %.0f ops/s", r.Ops, r.OpsPerSec)
 	case "churn":
 		fmt.Fprintf(w, " %d handshakes (%d resumed) %.0f/s", r.Handshakes, r.Resumed, r.HandshakesPerSec)

@@ -53,6 +53,7 @@ func TestCommandModesWriteJSONAndCSVThenReport(t *testing.T) {
 		{"conns", []string{"-steps", "0,20", "-settle", "10ms"}},
 		{"churn", []string{"-workers", "2", "-duration", "200ms"}},
 		{"storm", []string{"-conns", "2", "-rate", "1000", "-duration", "300ms", "-storm-workers", "1"}},
+		{"load", []string{"-keys", "1000", "-key-len", "14", "-value-size", "16", "-mix", "set=1,hset=1"}},
 		{"throughput", []string{"-scenario", "tput-tls-p4", "-tls", "-unavailable", "TLS port does not answer"}},
 	}
 	for _, r := range runs {
@@ -69,13 +70,17 @@ func TestCommandModesWriteJSONAndCSVThenReport(t *testing.T) {
 	if err != nil || len(rs) != len(runs) {
 		t.Fatalf("read %d results (%v), want %d", len(rs), err, len(runs))
 	}
-	for i, r := range rs[:4] {
+	for i, r := range rs[:5] {
 		if r.Mode != runs[i].mode || r.Label != "redis" || r.Meta.Commit != "test" || r.Ops <= 0 || r.Unavailable != "" {
 			t.Errorf("#%d: result %+v", i, r)
 		}
 	}
-	if rs[4].Unavailable == "" || !rs[4].TLS {
-		t.Errorf("unavailable row: %+v", rs[4])
+	if rs[4].Ops != 2000 || rs[4].ErrorReplies != 0 {
+		t.Errorf("load wrote %d keys (%d errors, first %q), want 1000 strings and 1000 hashes", rs[4].Ops,
+			rs[4].ErrorReplies, rs[4].FirstError)
+	}
+	if rs[5].Unavailable == "" || !rs[5].TLS {
+		t.Errorf("unavailable row: %+v", rs[5])
 	}
 	cf, err := os.Open(cv)
 	if err != nil {
