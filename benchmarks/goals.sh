@@ -62,35 +62,13 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 LOOPS=1
 SUITE=TLS_AES_128_GCM_SHA256
 
-log() { echo "goals: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-for tool in redis-server redis-benchmark taskset timeout openssl python3; do
-	command -v "$tool" >/dev/null || die "missing $tool (make deps)"
-done
+# Processes we start, and only those, are stopped on exit (benchmarks/lib.sh:
+# log, die, need, stop, note, cmdlog, launch, cpu_ticks, build_bins).
+NAME=goals
+# shellcheck source=benchmarks/lib.sh
+source benchmarks/lib.sh
+need redis-server redis-benchmark taskset timeout openssl python3
 [[ $(nproc --all) -ge 2 ]] || die "needs 2 CPUs (server on $SERVER_CPU, load on $CLIENT_CPU)"
-
-# --- processes we start, and only those, are stopped on exit ------------------
-PIDS=()
-WORK=$(mktemp -d)
-cleanup() {
-	local pid
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# stop PID: stop one process we started, wait for it and forget it (so the
-# exit trap never signals a reused PID).
-stop() {
-	local p keep=()
-	kill "$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-	for p in "${PIDS[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
-	PIDS=("${keep[@]}")
-}
 
 # Every connection is a descriptor in the server and in the load generator:
 # raise the soft limit as far as the hard limit allows (an unprivileged
@@ -105,20 +83,13 @@ fi
 # --- build, certificates, ports -------------------------------------------------
 START=$(date -u +%s)
 STEM=goals-$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$BIN" "$OUT"
-MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl CSV=$OUT/$STEM.csv THREADS=$OUT/$STEM-threads.csv CMDS=$WORK/commands
+mkdir -p "$OUT"
+MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl CSV=$OUT/$STEM.csv THREADS=$OUT/$STEM-threads.csv
 : >"$JSONL"
 echo "scenario,label,rep,pipeline,tls,requests,rps,server_cpu_ticks,server_cpu_us_per_op" >"$CSV"
 echo "label,rep,max_threads,samples" >"$THREADS"
-: >"$CMDS"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-
-log "building $BIN/loopkv (-tags poll_opt) and $BIN/loopkv-bench"
-$GO build -tags poll_opt -o "$BIN/loopkv" ./cmd/loopkv
-$GO build -o "$BIN/loopkv-bench" ./benchmarks/cmd/loopkv-bench
-BENCH=$BIN/loopkv-bench
-COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-[[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]] || COMMIT="$COMMIT (dirty tree)"
+build_bins
 
 # A crypto/tls server (standard library, written here) answering +PONG to
 # every command, the reference for G5's "below crypto/tls".
@@ -206,37 +177,8 @@ LK_PORT=${PORTS[0]} LK_TLS=${PORTS[1]} RD_PORT=${PORTS[2]} RD_TLS=${PORTS[3]} CT
 PIN_SERVER=(taskset -c "$SERVER_CPU")
 PIN_CLIENT=(taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT")
 
-# note ARGS...: record a command (exactly as run, first repetition only) for
-# the report. cmdlog ARGS...: note it, then run it.
-REP=1
-note() {
-	[[ $REP == 1 ]] || return 0
-	local a line=""
-	for a in "$@"; do
-		if [[ $a =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then line+="$a "; else line+="'${a//\'/\'\\\'\'}' "; fi
-	done
-	echo "${line% }" >>"$CMDS"
-}
-cmdlog() {
-	note "$@"
-	"$@"
-}
-
 # --- servers ---------------------------------------------------------------------
 LK_PID=0 RD_PID=0 CT_PID=0
-# launch NAME PORT TLS_PORT CMD...: runs CMD in the background, logging to
-# $WORK/NAME.log, and waits until both ports answer; LAUNCHED is its PID.
-launch() {
-	local name=$1 port=$2 tls=$3
-	shift 3
-	note "$@"
-	"$@" >>"$WORK/$name.log" 2>&1 &
-	LAUNCHED=$!
-	PIDS+=("$LAUNCHED")
-	$BENCH probe -addr "127.0.0.1:$port" -wait 10s >/dev/null &&
-		$BENCH probe -addr "127.0.0.1:$tls" -tls -tls-ca "$CA" -wait 5s >/dev/null ||
-		{ tail -5 "$WORK/$name.log" >&2; die "$name did not start"; }
-}
 start_loopkv() {
 	launch loopkv "$LK_PORT" "$LK_TLS" "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 \
 		--port "$LK_PORT" --tls-port "$LK_TLS" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
@@ -273,14 +215,8 @@ bench() {
 	log "rep $REP $scenario $label"
 	local rc=0
 	cmdlog "${PIN_CLIENT[@]}" "$BENCH" "$mode" "${args[@]}" "$@" || rc=$?
-	if [[ $rc == 124 ]]; then
-		printf '{"mode":"%s","label":"%s","scenario":"%s","rep":%d,"unavailable":"timed out after %ss"}\n' \
-			"$mode" "$label" "$scenario" "$REP" "$RUN_TIMEOUT" >>"$JSONL"
-	fi
-	[[ $rc == 0 ]] || log "warning: $scenario $label failed (exit $rc, recorded)"
+	bench_rc "$rc" "$mode" "$label" "$scenario"
 }
-
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 
 # rb LABEL PID PORT TLS PIPELINE REQUESTS: one redis-benchmark SET run on
 # CLIENT_CPU; server CPU = utime+stime delta over the requests.
@@ -387,23 +323,17 @@ ELAPSED=$(($(date -u +%s) - START))
 export MD JSONL CSV THREADS CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS STORM_REPS LOOPS CONN_COUNT \
 	SETTLE RATE CLIENTS STORM_DURATION SUITE NOFILE
 export TLSINFO=$WORK/tlsinfo QUICK=${QUICK:-0} HAVE_CRYPTOTLS=$([[ -n $CRYPTOTLS_BIN ]] && echo 1 || echo 0)
-export MACHINE="$(nproc --all) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(uname -sr)"
-export VERSIONS="$($GO version | cut -d' ' -f3), redis-server $(redis-server --version | cut -d' ' -f3 | cut -d= -f2), $(openssl version | cut -d' ' -f1-2)"
+export MACHINE="$(machine)" VERSIONS="$(versions)"
 python3 - <<'PY'
-import csv, json, os, statistics as st
+import csv, json, os, sys
+
+sys.path.insert(0, "benchmarks")
+from benchlib import fmt, med, ratio, rng, write_commands, write_header
 
 E = os.environ
 runs = [json.loads(l) for l in open(E["JSONL"]) if l.strip()]
 rbs = list(csv.DictReader(open(E["CSV"])))
 thr = list(csv.DictReader(open(E["THREADS"])))
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return st.median(xs) if xs else None
-
-def rng(xs):
-    xs = [x for x in xs if x is not None]
-    return f"{fmt(min(xs))}–{fmt(max(xs))}" if len(xs) > 1 else ""
 
 def ok(r):
     return not r.get("unavailable")
@@ -415,16 +345,6 @@ def rb(scenario, label):
 def js(mode, scenario, label, f):
     return [f(r) for r in runs if r["mode"] == mode and r.get("scenario") == scenario
             and r.get("label") == label and ok(r)]
-
-def fmt(x, unit=""):
-    if x is None:
-        return "n/a"
-    a = abs(x)
-    s = f"{x:,.0f}" if a >= 100 else f"{x:.1f}" if a >= 10 else f"{x:.2f}"
-    return s + unit
-
-def ratio(a, b):
-    return None if a is None or not b else a / b
 
 def met(x, limit):
     return "n/a" if x is None else ("**yes**" if x <= limit else "**no**")
@@ -535,16 +455,10 @@ failed = [f"{r.get('label')} {r.get('scenario')} rep {r.get('rep')}: {r['unavail
 failed += [f"{r['label']} {r['scenario']} rep {r['rep']}: redis-benchmark gave no result" for r in rbs if not r["rps"]]
 tlsi = sorted({r.get("tls_info", "") for r in runs if r.get("tls") and r.get("tls_info")})
 
-load0 = float(E["LOAD_BEFORE"].split()[0])
 with open(E["MD"], "w") as f:
     w = lambda s="": print(s, file=f)
-    w(f"# Issue #4 goals — loopkv vs redis-server ({'QUICK smoke run: not a measurement' if E['QUICK'] == '1' else 'benchmarks/goals.sh'})")
-    w()
-    w(f"Commit {E['COMMIT']}; {E['MACHINE']}; {E['VERSIONS']}. Load average before {E['LOAD_BEFORE']}, "
-      f"after {E['LOAD_AFTER']}; {E['ELAPSED']} s. REPS={E['REPS']} (storm {E['STORM_REPS']}); open files {E['NOFILE']}.")
-    if load0 > 0.5:
-        w()
-        w(f"**The machine was not idle (load average {load0} before the run): figures include its neighbours.**")
+    write_header(w, "Issue #4 goals — loopkv vs redis-server", "benchmarks/goals.sh", E,
+                 f"REPS={E['REPS']} (storm {E['STORM_REPS']}); open files {E['NOFILE']}.")
     w()
     w("Servers on CPU 0 (loopkv `--loops 1`), load generators on CPU 1; TLS 1.3, "
       f"{E['SUITE']} pinned on every server, X25519, one ECDSA P-256 certificate. Medians over repetitions; "
@@ -576,12 +490,7 @@ with open(E["MD"], "w") as f:
     for d in det:
         w(d)
     w()
-    w("## Commands (first repetition, as run; ports and the certificate directory were free/temporary)")
-    w()
-    w("```sh")
-    for l in open(E["CMDS"]):
-        w(l.rstrip())
-    w("```")
+    write_commands(w, open(E["CMDS"]))
     w()
     w("Server CPU = utime+stime from /proc/PID/stat (10 ms ticks): for redis-benchmark the delta over the run "
       "divided by -n; loopkv-bench reports its own (`server_cpu_per_op_us`, `server_cpu_per_handshake_us`). "

@@ -1,0 +1,123 @@
+# benchmarks/lib.sh — shell helpers shared by the benchmark scripts
+# (goals.sh, scaling.sh, types.sh). Source it after `set -euo pipefail`, with
+# NAME set to the script's name for log lines; build_bins sets BENCH (the
+# loopkv-bench binary) and COMMIT.
+#
+# It keeps the PIDs of the processes a script starts and stops only those,
+# by PID, on any exit; WORK is a temporary directory removed then.
+
+PIDS=()
+WORK=$(mktemp -d)
+CMDS=$WORK/commands
+: >"$CMDS"
+REP=1
+
+log() { echo "${NAME:-bench}: $*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+
+lib_cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap lib_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# need TOOL...: die unless every tool is on PATH.
+need() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || die "missing $tool (make deps)"
+	done
+}
+
+# stop PID: stop one process we started, wait for it and forget it (so the
+# exit trap never signals a reused PID).
+stop() {
+	local p keep=()
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+	for p in "${PIDS[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
+	PIDS=("${keep[@]}")
+}
+
+# note ARGS...: record a command (exactly as run, first repetition only) in
+# $CMDS for the report. cmdlog ARGS...: note it, then run it.
+note() {
+	[[ $REP == 1 ]] || return 0
+	local a line=""
+	for a in "$@"; do
+		if [[ $a =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then line+="$a "; else line+="'${a//\'/\'\\\'\'}' "; fi
+	done
+	echo "${line% }" >>"$CMDS"
+}
+cmdlog() {
+	note "$@"
+	"$@"
+}
+
+# build_bins: build BIN/loopkv (-tags poll_opt) and BIN/loopkv-bench with
+# GO; sets BENCH and COMMIT.
+build_bins() {
+	log "building $BIN/loopkv (-tags poll_opt) and $BIN/loopkv-bench"
+	mkdir -p "$BIN"
+	${GO:-go} build -tags poll_opt -o "$BIN/loopkv" ./cmd/loopkv
+	${GO:-go} build -o "$BIN/loopkv-bench" ./benchmarks/cmd/loopkv-bench
+	BENCH=$BIN/loopkv-bench
+	COMMIT=$(commit_id)
+}
+
+# launch NAME PORT TLS_PORT CMD...: run CMD in the background, logging to
+# $WORK/NAME.log, and wait until PORT answers PING, and TLS_PORT too over
+# TLS trusting $CA unless it is "-"; LAUNCHED is its PID.
+launch() {
+	local name=$1 port=$2 tls=$3
+	shift 3
+	note "$@"
+	"$@" >>"$WORK/$name.log" 2>&1 &
+	LAUNCHED=$!
+	PIDS+=("$LAUNCHED")
+	"$BENCH" probe -addr "127.0.0.1:$port" -wait 10s >/dev/null &&
+		{ [[ $tls == - ]] || "$BENCH" probe -addr "127.0.0.1:$tls" -tls -tls-ca "$CA" -wait 5s >/dev/null; } ||
+		{
+			tail -5 "$WORK/$name.log" >&2
+			die "$name did not start"
+		}
+}
+
+# bench_rc RC MODE LABEL SCENARIO: after a loopkv-bench run that exited
+# with RC, record a timeout (124, from `timeout RUN_TIMEOUT`) in $JSONL, as
+# loopkv-bench itself records other failures, and warn of any failure.
+bench_rc() {
+	if [[ $1 == 124 ]]; then
+		printf '{"mode":"%s","label":"%s","scenario":"%s","rep":%d,"unavailable":"timed out after %ss"}\n' \
+			"$2" "$3" "$4" "$REP" "$RUN_TIMEOUT" >>"$JSONL"
+	fi
+	[[ $1 == 0 ]] || log "warning: $4 $3 failed (exit $1, recorded)"
+}
+
+# cpu_ticks PID: the process's utime+stime in clock ticks (10 ms).
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+
+# rss_kb PID: the process's VmRSS in KiB.
+rss_kb() { awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"; }
+
+# commit_id: HEAD, marked when tracked files are modified.
+commit_id() {
+	local c
+	c=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+	[[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]] || c="$c (dirty tree)"
+	echo "$c"
+}
+
+# machine, versions: one-line descriptions for a report.
+machine() {
+	echo "$(nproc --all) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr)"
+}
+versions() {
+	echo "$(${GO:-go} version | cut -d' ' -f3), redis-server $(redis-server --version | cut -d' ' -f3 | cut -d= -f2), $(openssl version | cut -d' ' -f1-2)"
+}
