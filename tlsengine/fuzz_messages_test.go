@@ -32,9 +32,15 @@ func FuzzUnmarshalClientHello(f *testing.F) {
 		// The input as a whole message, and as a body behind a consistent
 		// header so that mutations reach past the outer length.
 		for _, msg := range [][]byte{data, withHeader(typeClientHello, data)} {
+			// The HelloRetryRequest comparison takes anything; what parses
+			// splits, and equals itself.
+			_, _, split := splitClientHello(msg)
 			var m clientHelloMsg
 			if !m.unmarshal(msg) {
 				continue
+			}
+			if !split || !retriedHelloMatches(msg, msg) {
+				t.Fatalf("a parsed ClientHello does not split or match itself: %x", msg)
 			}
 			// What parses must re-encode to something that parses to the
 			// same fields (unknown extensions and the order are not kept).

@@ -221,17 +221,19 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 	if !ch.unmarshal(msg) {
 		return nil, clientHelloDecodeAlert(msg)
 	}
-	// RFC 8446, Section 4.1.2 and Appendix D: legacy_version is 0x0303
-	// whatever supported_versions says; below it is an older client.
-	if ch.vers < VersionTLS12 {
-		return nil, alertErr(AlertProtocolVersion, ErrProtocolVersion)
-	}
 	vers, err := negotiateVersion(e.cfg, ch)
 	if err != nil {
 		return nil, err
 	}
 	if vers == VersionTLS12 {
 		return e.readClientHello12(ch, msg, retried) // handshake_server_tls12.go
+	}
+	// RFC 8446, Section 4.1.2 and Appendix D: a TLS 1.3 ClientHello has
+	// legacy_version 0x0303 whatever supported_versions offers. (A TLS 1.2
+	// one chosen from supported_versions may say less: Section 4.2.1 bars
+	// using legacy_version then.)
+	if ch.vers < VersionTLS12 {
+		return nil, alertErr(AlertProtocolVersion, ErrProtocolVersion)
 	}
 	if len(ch.compressionMethods) != 1 || ch.compressionMethods[0] != 0 {
 		return nil, errIllegalParameter
@@ -334,13 +336,16 @@ func negotiateVersion(cfg *Config, ch *clientHelloMsg) (uint16, error) {
 const downgradeCanaryTLS12 = "DOWNGRD\x01"
 
 // checkSecondClientHello enforces RFC 8446, Section 4.1.2: the retried
-// ClientHello carries one share, for the group we asked for, and no cookie
-// (we send none); otherwise it equals the first byte for byte, extension
+// ClientHello carries one share, for the group we asked for, no cookie (we
+// send none), and pre_shared_key if the first did; otherwise it equals the first byte for byte, extension
 // order included, except for what retriedHelloMatches lets change. An
 // early_data extension kept from the first ClientHello is not a change; the
 // early data it announces is not skipped after a HelloRetryRequest, so it
 // fails with bad_record_mac (readClientHello).
 func (hs *serverHandshake) checkSecondClientHello(ch *clientHelloMsg) error {
+	if hs.ch1.pskIdentities != nil && ch.pskIdentities == nil {
+		return errMissingExtension // some PSKs may go, not all (as BoringSSL)
+	}
 	if len(ch.keyShares) != 1 || ch.keyShares[0].group != uint16(hs.group) || ch.cookie != nil ||
 		ch.earlyData && !hs.ch1.earlyData || !retriedHelloMatches(hs.ch1.raw, ch.raw) {
 		return errIllegalParameter

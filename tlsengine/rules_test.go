@@ -100,9 +100,17 @@ func TestLegacyVersionBelowTLS12IsProtocolVersion(t *testing.T) {
 			t.Fatalf("captured supported_versions %x", m.supportedVersions)
 		}
 		feedFatal(t, "legacy_version", testConfig(t), handshakeRecord(m.appendTo(nil)), AlertProtocolVersion)
-		cfg := testConfig(t)
-		cfg.MinVersion = VersionTLS12
+		cfg := config12(loadPKI(t).p256)
+		m.supportedVersions = []uint16{versionTLS13, VersionTLS12}
 		feedFatal(t, "legacy_version with TLS 1.2 on", cfg, handshakeRecord(m.appendTo(nil)), AlertProtocolVersion)
+	}
+	// When supported_versions picks TLS 1.2, legacy_version is not used
+	// (Section 4.2.1; BoGo's ConflictingVersionNegotiation-2).
+	m := clientHello12(t)
+	m.vers, m.supportedVersions = 0x0302, []uint16{VersionTLS12}
+	e := NewEngine(config12(loadPKI(t).p256))
+	if err, _ := feedAll(e, handshakeRecord(m.appendTo(nil))); err != nil || e.ConnectionState().Version != VersionTLS12 {
+		t.Errorf("TLS 1.2 from supported_versions: %v", err)
 	}
 }
 
@@ -623,4 +631,31 @@ func TestLargeClientHellosAreRead(t *testing.T) {
 			t.Errorf("%s (%d bytes): %v, state %T, Buffered %d", name, len(msg), err, e.hs.state, e.Buffered())
 		}
 	}
+}
+
+// TestSecondClientHelloKeepsPreSharedKey: after a HelloRetryRequest the
+// client may drop some PSKs but not the extension (missing_extension, as
+// BoringSSL answers), nor add one (illegal_parameter).
+func TestSecondClientHelloKeepsPreSharedKey(t *testing.T) {
+	cfg, rec := resumingClientHello(t)
+	cfg.CurvePreferences = []CurveID{CurveP256}
+	msg := rec[recordHeaderLen:]
+	if _, exts, _ := splitClientHello(msg); exts[len(exts)-1].typ != extensionPreSharedKey {
+		t.Fatal("the resuming ClientHello lacks pre_shared_key")
+	}
+	e := NewEngine(cfg)
+	if err, _ := feedAll(e, bytes.Clone(rec)); err != nil || e.hs.state != (expectClientHello{retried: true}) {
+		t.Fatalf("first ClientHello: %v", err)
+	}
+	noPSK := retryHello(t, msg, func(x []rawExtension) []rawExtension { return x[:len(x)-1] })
+	err, out := feedAll(e, handshakeRecord(noPSK))
+	wantFatal(t, "pre_shared_key dropped", e, err, out, AlertMissingExtension)
+
+	cfg2, ch1, _ := helloRetryPair(t, false)
+	_, withPSK, _ := splitClientHello(msg)
+	added := retryHello(t, ch1[recordHeaderLen:], func(x []rawExtension) []rawExtension { return append(x, withPSK[len(withPSK)-1]) })
+	e = NewEngine(cfg2)
+	feedAll(e, bytes.Clone(ch1))
+	err, out = feedAll(e, handshakeRecord(added))
+	wantFatal(t, "pre_shared_key added", e, err, out, AlertIllegalParameter)
 }
