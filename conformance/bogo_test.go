@@ -185,7 +185,13 @@ func TestBoGoSubset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := b.run(t, b.shim, "", cfg, readSubset(t))
+	subset := readSubset(t)
+	res := b.run(t, b.shim, "", cfg, subset)
+	for _, name := range subset {
+		if _, ok := res[name]; !ok && !strings.ContainsAny(name, `*?[\`) {
+			t.Errorf("%s: did not run (no such test, or bogo_config.json disables it)", name)
+		}
+	}
 	counts := map[string]int{}
 	for _, name := range slices.Sorted(maps.Keys(res)) {
 		r := res[name]

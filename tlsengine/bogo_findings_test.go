@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"math/big"
 	"net"
 	"slices"
@@ -168,6 +169,41 @@ func TestBoGoNoTicketForPSKKEOnly(t *testing.T) {
 		f := runFirstFlightWith(t, &Config{Certificates: []*Certificate{loadPKI(t).p256}, TicketKeys: keys}, handshakeRecord(ch.appendTo(nil)))
 		if got := slices.Contains(f.afterFin, typeNewSessionTicket); got != tt.ticket {
 			t.Errorf("modes %v: NewSessionTicket %v, want %v (flight %v)", tt.modes, got, tt.ticket, f.types)
+		}
+	}
+}
+
+// WithSignatureSchemes limits what a certificate signs with: an RSA key
+// held to PKCS #1 v1.5 SHA-256 serves TLS 1.2 but not TLS 1.3 (RFC 8446,
+// Section 4.2.3), one held to PSS serves both, and a P-256 key held to
+// ecdsa_secp384r1_sha384 serves TLS 1.2 (no curve binding) but not 1.3.
+// (BoGo's -signing-prefs and the compliance policies use it.)
+func TestBoGoWithSignatureSchemes(t *testing.T) {
+	p := loadPKI(t)
+	for _, tt := range []struct {
+		cert  *Certificate
+		name  string
+		prefs []SignatureScheme
+		vers  uint16
+		ok    bool
+	}{
+		{p.rsa, "rsa.test", []SignatureScheme{PKCS1WithSHA256}, tls.VersionTLS12, true},
+		{p.rsa, "rsa.test", []SignatureScheme{PKCS1WithSHA256}, tls.VersionTLS13, false},
+		{p.rsa, "rsa.test", []SignatureScheme{PSSWithSHA384}, tls.VersionTLS13, true},
+		{p.rsa, "rsa.test", []SignatureScheme{PSSWithSHA384}, tls.VersionTLS12, true},
+		{p.p256, "example.com", []SignatureScheme{ECDSAWithP384AndSHA384}, tls.VersionTLS12, true},
+		{p.p256, "example.com", []SignatureScheme{ECDSAWithP384AndSHA384}, tls.VersionTLS13, false},
+		{p.p256, "example.com", []SignatureScheme{}, tls.VersionTLS13, false},
+	} {
+		cfg := &Config{Certificates: []*Certificate{tt.cert.WithSignatureSchemes(tt.prefs)}, MinVersion: VersionTLS12}
+		cc := clientConfig(p)
+		cc.ServerName, cc.MinVersion, cc.MaxVersion = tt.name, tt.vers, tt.vers
+		r, serr, _ := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		name := fmt.Sprintf("%s %v version %x", tt.name, tt.prefs, tt.vers)
+		if tt.ok {
+			wantOK(t, name, r, serr)
+		} else {
+			wantAlert(t, name, r, serr, AlertHandshakeFailure)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -34,8 +35,11 @@ type Certificate struct {
 	Key crypto.Signer
 	// Leaf is the parsed Chain[0].
 	Leaf *x509.Certificate
-	// schemes this key can sign with, in preference order.
+	// schemes this key can sign with in TLS 1.3, in preference order.
 	schemes []SignatureScheme
+	// prefs, when not nil, replaces the order and limits the choice
+	// (WithSignatureSchemes).
+	prefs []SignatureScheme
 }
 
 // NewCertificate checks that key matches the leaf of chain and that the key
@@ -197,8 +201,17 @@ func selectCertificate(certs []*Certificate, sni string, sigAlgs, sigAlgsCert []
 	return best, bestScheme
 }
 
-// pickScheme returns the first of the key's schemes that the client offers.
+// pickScheme returns the first of the key's schemes that the client offers,
+// in the order of prefs when it is set.
 func (c *Certificate) pickScheme(clientAlgs []uint16) (SignatureScheme, bool) {
+	if c.prefs != nil {
+		for _, s := range c.prefs {
+			if slices.Contains(c.schemes, s) && contains16(clientAlgs, uint16(s)) {
+				return s, true
+			}
+		}
+		return 0, false
+	}
 	for _, s := range c.schemes {
 		if contains16(clientAlgs, uint16(s)) {
 			return s, true

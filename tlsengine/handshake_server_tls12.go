@@ -693,6 +693,14 @@ func selectCertificate12(cfg *Config, ch *clientHelloMsg) (*Certificate, Signatu
 // PKCS #1 v1.5 scheme in the client's order; Ed25519 when offered (RFC
 // 8422, Section 5.1.3: it goes with the ECDHE_ECDSA suites).
 func pickScheme12(c *Certificate, clientAlgs []uint16) (SignatureScheme, bool) {
+	if c.prefs != nil { // WithSignatureSchemes: its order, among what the key signs in TLS 1.2
+		for _, s := range c.prefs {
+			if contains16(clientAlgs, uint16(s)) && signs12(c, s) {
+				return s, true
+			}
+		}
+		return 0, false
+	}
 	switch c.Key.Public().(type) {
 	case ed25519.PublicKey:
 		return c.pickScheme(clientAlgs)
@@ -715,6 +723,22 @@ func pickScheme12(c *Certificate, clientAlgs []uint16) (SignatureScheme, bool) {
 		}
 	}
 	return 0, false
+}
+
+// signs12 reports whether c's key makes scheme s in TLS 1.2 (see pickScheme12).
+func signs12(c *Certificate, s SignatureScheme) bool {
+	switch c.Key.Public().(type) {
+	case ed25519.PublicKey:
+		return s == Ed25519
+	case *ecdsa.PublicKey:
+		return s == ECDSAWithP256AndSHA256 || s == ECDSAWithP384AndSHA384 || s == ECDSAWithP521AndSHA512
+	case *rsa.PublicKey:
+		switch s {
+		case PSSWithSHA256, PSSWithSHA384, PSSWithSHA512, PKCS1WithSHA256, PKCS1WithSHA384, PKCS1WithSHA512:
+			return true
+		}
+	}
+	return false
 }
 
 // signatureHash12 is the digest of a TLS 1.2 signature scheme.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/loopkv/loopkv/tlsengine"
 )
 
 // The runner passes BoringSSL's bssl_shim flags. Each one we understand is
@@ -33,6 +35,10 @@ var flagKinds = map[string]flagKind{
 	"-cert-file":                      valueFlag,
 	"-key-file":                       valueFlag,
 	"-new-x509-credential":            boolFlag,
+	"-signing-prefs":                  listFlag,
+	"-fips-202205":                    boolFlag,
+	"-wpa-202304":                     boolFlag,
+	"-cnsa1-202603":                   boolFlag,
 	"-resume-count":                   valueFlag,
 	"-min-version":                    valueFlag,
 	"-max-version":                    valueFlag,
@@ -90,15 +96,18 @@ type errUnimplemented struct{ flag string }
 
 func (e errUnimplemented) Error() string { return "bogoshim: unimplemented flag " + e.flag }
 
-// credential is one certificate and its key.
+// credential is one certificate and its key, and the signature schemes it
+// may sign with (-signing-prefs; none: all its key makes).
 type credential struct {
 	certFile, keyFile string
+	prefs             []tlsengine.SignatureScheme
 }
 
 // settings are the flags as they apply to one connection.
 type settings struct {
 	server, ipv6       bool
 	port               string
+	policy             *policy // a compliance policy flag
 	shimID             uint64
 	creds              []credential // [0] is the default credential
 	resumeCount        int
@@ -210,6 +219,12 @@ func (s *settings) apply(name, v string) error {
 		cred.keyFile = v
 	case "-new-x509-credential":
 		s.creds = append(s.creds, credential{})
+	case "-signing-prefs":
+		var p uint16
+		p, err = parseUint16(v)
+		cred.prefs = append(cred.prefs, tlsengine.SignatureScheme(p))
+	case "-fips-202205", "-wpa-202304", "-cnsa1-202603":
+		s.policy = policies[name]
 	case "-resume-count":
 		s.resumeCount, err = strconv.Atoi(v)
 	case "-min-version":
@@ -288,4 +303,39 @@ func (s *settings) apply(name, v string) error {
 func parseUint16(v string) (uint16, error) {
 	n, err := strconv.ParseUint(v, 10, 16)
 	return uint16(n), err
+}
+
+// policy is one of BoringSSL's compliance policies as tlsengine can express
+// it: the cipher suites, groups and signature schemes it allows. (The CNSA 2
+// policy needs ML-KEM-1024, which tlsengine lacks: its flag stays
+// unimplemented.)
+type policy struct {
+	suites  []uint16
+	curves  []tlsengine.CurveID
+	schemes []tlsengine.SignatureScheme
+}
+
+var policies = map[string]*policy{
+	"-fips-202205": {
+		suites: []uint16{tlsengine.TLS_AES_128_GCM_SHA256, tlsengine.TLS_AES_256_GCM_SHA384,
+			tlsengine.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tlsengine.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+			tlsengine.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tlsengine.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
+		curves: []tlsengine.CurveID{tlsengine.CurveP256, tlsengine.CurveP384},
+		schemes: []tlsengine.SignatureScheme{tlsengine.PKCS1WithSHA256, tlsengine.PKCS1WithSHA384, tlsengine.PKCS1WithSHA512,
+			tlsengine.ECDSAWithP256AndSHA256, tlsengine.ECDSAWithP384AndSHA384,
+			tlsengine.PSSWithSHA256, tlsengine.PSSWithSHA384, tlsengine.PSSWithSHA512},
+	},
+	"-wpa-202304": {
+		suites: []uint16{tlsengine.TLS_AES_256_GCM_SHA384,
+			tlsengine.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tlsengine.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
+		curves: []tlsengine.CurveID{tlsengine.CurveP384},
+		schemes: []tlsengine.SignatureScheme{tlsengine.PKCS1WithSHA384, tlsengine.PKCS1WithSHA512,
+			tlsengine.ECDSAWithP384AndSHA384, tlsengine.PSSWithSHA384, tlsengine.PSSWithSHA512},
+	},
+	"-cnsa1-202603": {
+		suites: []uint16{tlsengine.TLS_AES_256_GCM_SHA384,
+			tlsengine.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tlsengine.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
+		curves:  []tlsengine.CurveID{tlsengine.CurveP384},
+		schemes: []tlsengine.SignatureScheme{tlsengine.PKCS1WithSHA384, tlsengine.ECDSAWithP384AndSHA384, tlsengine.PSSWithSHA384},
+	},
 }

@@ -129,6 +129,9 @@ func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, err
 		if err != nil {
 			return nil, err
 		}
+		if prefs := s.signingPrefs(c); prefs != nil {
+			cert = cert.WithSignatureSchemes(prefs)
+		}
 		cfg.Certificates = append(cfg.Certificates, cert)
 	}
 	if s.minVersion > tlsengine.VersionTLS12 {
@@ -146,6 +149,15 @@ func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, err
 	}
 	for _, c := range s.curves {
 		cfg.CurvePreferences = append(cfg.CurvePreferences, tlsengine.CurveID(c))
+	}
+	if p := s.policy; p != nil {
+		cfg.CipherSuites = p.suites
+		if cfg.CurvePreferences == nil {
+			cfg.CurvePreferences = p.curves
+		}
+		cfg.CurvePreferences = slices.DeleteFunc(slices.Clone(cfg.CurvePreferences), func(c tlsengine.CurveID) bool {
+			return !slices.Contains(p.curves, c)
+		})
 	}
 	switch {
 	case s.requireClientCert:
@@ -174,6 +186,20 @@ func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, err
 		cfg.NextProtos = []string{s.selectALPN}
 	}
 	return cfg, nil
+}
+
+// signingPrefs returns the schemes credential c may sign with: its
+// -signing-prefs, within the policy's when there is one; nil for no limit.
+func (s *settings) signingPrefs(c credential) []tlsengine.SignatureScheme {
+	if s.policy == nil {
+		return c.prefs
+	}
+	if c.prefs == nil {
+		return s.policy.schemes
+	}
+	return slices.DeleteFunc(slices.Clone(c.prefs), func(p tlsengine.SignatureScheme) bool {
+		return !slices.Contains(s.policy.schemes, p)
+	})
 }
 
 // runConnection dials the runner and serves one TLS connection.
