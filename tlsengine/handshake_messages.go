@@ -604,8 +604,8 @@ func splitClientHello(msg []byte) (fixed []byte, exts []rawExtension, ok bool) {
 // retriedHelloMatches reports whether the ClientHello second, sent after a
 // HelloRetryRequest, equals first but for what RFC 8446, Section 4.1.2 lets
 // a client change: the key_share contents (the extension keeps its place),
-// early_data removed, a cookie added, pre_shared_key updated (identities
-// removed), padding. Everything else, the order of extensions included, must be
+// early_data removed (or, ignored, added), a cookie added, pre_shared_key
+// updated (identities removed), padding. Everything else, the order of extensions included, must be
 // byte-identical.
 func retriedHelloMatches(first, second []byte) bool {
 	f1, e1, ok1 := splitClientHello(first)

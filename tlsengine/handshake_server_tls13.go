@@ -337,17 +337,18 @@ const downgradeCanaryTLS12 = "DOWNGRD\x01"
 
 // checkSecondClientHello enforces RFC 8446, Section 4.1.2: the retried
 // ClientHello carries one share, for the group we asked for, no cookie (we
-// send none), and pre_shared_key if the first did; otherwise it equals the first byte for byte, extension
-// order included, except for what retriedHelloMatches lets change. An
-// early_data extension kept from the first ClientHello is not a change; the
-// early data it announces is not skipped after a HelloRetryRequest, so it
-// fails with bad_record_mac (readClientHello).
+// send none), and pre_shared_key if the first did; otherwise it equals the
+// first byte for byte, extension order included, except for what
+// retriedHelloMatches lets change. An early_data extension in it (Section
+// 4.2.10: the client MUST NOT send one) is ignored, as BoringSSL does:
+// early data is never skipped after a HelloRetryRequest, so what it
+// announces fails with bad_record_mac (readClientHello).
 func (hs *serverHandshake) checkSecondClientHello(ch *clientHelloMsg) error {
 	if hs.ch1.pskIdentities != nil && ch.pskIdentities == nil {
 		return errMissingExtension // some PSKs may go, not all (as BoringSSL)
 	}
 	if len(ch.keyShares) != 1 || ch.keyShares[0].group != uint16(hs.group) || ch.cookie != nil ||
-		ch.earlyData && !hs.ch1.earlyData || !retriedHelloMatches(hs.ch1.raw, ch.raw) {
+		!retriedHelloMatches(hs.ch1.raw, ch.raw) {
 		return errIllegalParameter
 	}
 	return nil

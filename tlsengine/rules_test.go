@@ -406,9 +406,21 @@ func TestEarlyDataAfterHelloRetryRequest(t *testing.T) {
 		err, out := feedAll(e, bytes.Clone(fakeEarly))
 		wantFatal(t, "early data after the second ClientHello", e, err, out, AlertBadRecordMAC)
 	}
-	// Without early_data in the first ClientHello nothing is skipped.
+	// Without early_data in the first ClientHello nothing is skipped, and
+	// early_data added to the second (BoGo's
+	// SkipEarlyData-SecondClientHelloEarlyData) is ignored: its data fails.
 	cfg, ch1, _ = helloRetryPair(t, false)
 	feedFatal(t, "no early_data", cfg, append(bytes.Clone(ch1), fakeEarly...), AlertUnexpectedMessage)
+	added := retryHello(t, ch1[recordHeaderLen:], func(x []rawExtension) []rawExtension {
+		return append(x, rawExtension{typ: extensionEarlyData})
+	})
+	e := NewEngine(cfg)
+	feedAll(e, bytes.Clone(ch1))
+	if err, out := feedAll(e, handshakeRecord(added)); err != nil || len(out) == 0 {
+		t.Fatalf("second ClientHello with early_data added: %v", err)
+	}
+	err, out := feedAll(e, bytes.Clone(fakeEarly))
+	wantFatal(t, "early data announced by the second ClientHello", e, err, out, AlertBadRecordMAC)
 }
 
 // withEarlyData returns ch2 with ch1's early_data extension put back at its
@@ -461,9 +473,6 @@ func TestSecondClientHelloChangesAreIllegal(t *testing.T) {
 			i := slices.IndexFunc(x, func(x rawExtension) bool { return x.typ == extensionSupportedGroups })
 			x[i].data = u16p(0, 0x17, 0, 0x1d)
 			return x
-		})},
-		{"early_data added", retryHello(t, msg1, func(x []rawExtension) []rawExtension {
-			return append(x, rawExtension{typ: extensionEarlyData})
 		})},
 		{"random changed", rebuildHello(t, ch2[recordHeaderLen:], append(append([]byte{3, 3}, make([]byte, 32)...), fixed[34:]...),
 			func(x []rawExtension) []rawExtension { return x })},
