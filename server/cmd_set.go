@@ -242,30 +242,37 @@ func cmdSDiffStore(c *cmdCtx) {
 
 // cmdSScan is SSCAN key cursor [MATCH pattern] [COUNT count]. As in Redis,
 // the cursor is checked first, then the key (a missing key is an empty
-// scan, whatever the options), then the options.
+// scan, whatever the options), then the options; the key is looked up
+// once either way.
 func cmdSScan(c *cmdCtx) {
 	cursor, ok := parseCursor(c.args[2])
 	if !ok {
 		c.errReply(errInvalidCursor)
 		return
 	}
-	if _, st := c.store.SCard(c.db(), c.args[1], c.now); st != store.OK {
-		if st == store.NotFound {
-			c.out = append(c.out, "*2\r\n$1\r\n0\r\n*0\r\n"...)
-		} else {
+	o, msg := parseScanOptions(c.args[3:], false)
+	if msg != "" {
+		switch _, st := c.store.SCard(c.db(), c.args[1], c.now); st {
+		case store.NotFound:
+			c.scanReply(func(func([]byte)) uint64 { return 0 })
+		case store.OK:
+			c.errReply(msg)
+		default:
 			c.errReply(statusError(st))
 		}
 		return
 	}
-	o, msg := parseScanOptions(c.args[3:], false)
-	if msg != "" {
-		c.errReply(msg)
-		return
-	}
+	mark := len(c.out)
+	var st store.Status
 	c.scanReply(func(emit func(e []byte)) uint64 {
-		next, _ := c.store.SScan(c.db(), c.args[1], cursor, c.now, o, emit)
+		var next uint64
+		next, st = c.store.SScan(c.db(), c.args[1], cursor, c.now, o, emit)
 		return next
 	})
+	if st == store.WrongType {
+		c.out = c.out[:mark]
+		c.errReply(errWrongType)
+	}
 }
 
 var setCommands = []command{

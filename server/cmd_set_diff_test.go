@@ -57,6 +57,12 @@ var setDiffCases = []diffCase{
 		"SADD t " + ints(0, 513), "#enc t", "SADD u " + ints(-300, 212), "#enc u", "SMEMBERS u",
 		"SADD v " + ints(0, 256), "SADD v " + ints(256, 512), "#enc v", "SADD v " + ints(256, 513), "#enc v",
 	}},
+	{"set-max-intset-entries", []string{
+		"CONFIG SET set-max-intset-entries 4", "SADD s 1 2 3 4", "#enc s", "SADD s 5", "#enc s", "SADD t 1 2 3 4 5",
+		"#enc t", "SUNIONSTORE u s", "#enc u", "SADD v 1 2", "SINTERSTORE w v s", "#enc w", "SADD x " + ints(0, 10),
+		"R SPOP x 8", "#enc x", "CONFIG SET set-max-intset-entries 0", "SADD y 1", "#enc y", "SADD z", "SMOVE v z 1",
+		"#enc z", "CONFIG SET set-max-intset-entries 512", "SADD y 2", "#enc y",
+	}},
 	{"wrong-type", []string{
 		"SET str v", "SADD str a", "SREM str a", "SCARD str", "SISMEMBER str a", "SMISMEMBER str a", "SMEMBERS str",
 		"SRANDMEMBER str", "SRANDMEMBER str 2", "SRANDMEMBER str -2", "SRANDMEMBER str 0", "SPOP str", "SPOP str 2",
@@ -132,7 +138,8 @@ var setDiffCases = []diffCase{
 		"SSCAN s 0 MATCH", "SSCAN s 0 TYPE set", "SSCAN s abc", "SSCAN s 0 FOO bar", "SSCAN s -1", "SSCAN s 0 match * count 2",
 		"SSCAN s 18446744073709551616", "SSCAN s 0 COUNT 1 MATCH ?", "SADD h a b c d e ab", "S SSCAN h 0 COUNT 1000",
 		"S SSCAN h 0 MATCH ? COUNT 1000", "S SSCAN h 0 MATCH a* COUNT 1000", "S SSCAN h 0 MATCH [a-c] COUNT 100",
-		"SSCAN h 0 COUNT 0", "SSCAN h 0 MATCH zzz COUNT 1000",
+		"SSCAN h 0 COUNT 0", "SSCAN h 0 MATCH zzz COUNT 1000", "SSCAN h 0 COUNT x", "SSCAN missing 0 FOO",
+		"SET str v", "SSCAN str 0 COUNT x", "SSCAN str 0", "SSCAN s 0 COUNT 99999999999999999999", "SSCAN s 0 COUNT 9223372036854775807",
 	}},
 	{"resp3-sets", []string{
 		"#proto 3", "SADD s 1 2 3", "SMEMBERS s", "SMEMBERS missing", "SINTER s missing", "SINTER s", "SUNION s",
@@ -165,4 +172,37 @@ func TestSetCommandRowsMatchRedis(t *testing.T) {
 	cmds = append(cmds, "COMMAND GETKEYS sintercard 2 a b LIMIT 1", "COMMAND GETKEYS smove a b m",
 		"COMMAND GETKEYS sinterstore d a b")
 	runDiff(t, []diffCase{{"set-command-rows", cmds}})
+}
+
+// TestSetCommandsCountKeyspaceHitsAsRedis: reads count keyspace hits and
+// misses, writes do not (Redis's lookupKeyRead and lookupKeyWrite), and
+// SSCAN looks its key up once.
+func TestSetCommandsCountKeyspaceHitsAsRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newOurServer()
+	cmds := []string{"SADD s 1 2 a", "SADD i 1 2", "SCARD s", "SCARD missing", "SISMEMBER s 1", "SMISMEMBER missing 1",
+		"SMEMBERS s", "SRANDMEMBER s", "SRANDMEMBER s 2", "SPOP i", "SPOP missing 2", "SMOVE s d a", "SMOVE missing d a",
+		"SINTER s d missing", "SINTERCARD 2 s d", "SINTERSTORE x s d", "SUNION s missing", "SUNIONSTORE y s missing",
+		"SDIFF s d", "SDIFFSTORE z s d", "SSCAN s 0", "SSCAN missing 0", "SSCAN s 0 COUNT x", "SSCAN s 0 COUNT 1", "SREM s 1", "SREM missing 1"}
+	ref.do(t, []string{"CONFIG", "RESETSTAT"})
+	for _, line := range cmds {
+		args := diffSplit(t, line)
+		ref.do(t, args)
+		ours.do(t, args)
+	}
+	stat := func(info, name string) string {
+		for _, l := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(l, name+":"); ok {
+				return v
+			}
+		}
+		return "?"
+	}
+	want := string(ref.do(t, []string{"INFO", "stats"}))
+	got := string(ours.do(t, []string{"INFO", "stats"}))
+	for _, name := range []string{"keyspace_hits", "keyspace_misses"} {
+		if g, w := stat(got, name), stat(want, name); g != w || w == "?" {
+			t.Errorf("%s = %s, redis %s", name, g, w)
+		}
+	}
 }

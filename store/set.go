@@ -103,18 +103,14 @@ func (k *kv) sadd(m []byte, l *Limits) bool {
 }
 
 // setToHashtable converts an intset value to a hash table (setTypeConvert).
-// It converts a copy of k, so that the closures of the conversion capture
-// the copy, moved to the heap on this path only, and not the caller's kv.
 func (k *kv) setToHashtable() {
-	kk := *k
-	is := kk.val()
-	kk.toHashtable(func(fn func(f, v []byte)) {
+	is := k.val()
+	k.toHashtable(func(fn func(f, v []byte)) {
 		var buf [20]byte
 		for i, n := 0, intset.Len(is); i < n; i++ {
 			fn(strconv.AppendInt(buf[:0], intset.Get(is, i), 10), nil)
 		}
 	})
-	*k = kk
 }
 
 // srem removes m and reports whether it was a member. The caller deletes
