@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -40,11 +41,16 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 		addrs = append(addrs, "tcp://"+t.tlsAddr)
 	}
 	// Rotate serves every listener on the same loops; the handler tells a
-	// TLS connection by its local address. With one loop, that loop accepts
-	// itself (gnet's reuse-port mode, where each loop owns its listeners):
-	// no separate acceptor thread that hands each new connection over with
-	// an eventfd write and a wake-up. With more loops, reuse-port would bind
-	// a listener per loop, so the single acceptor stays.
+	// TLS connection by its local address. Each loop accepts on its own
+	// listeners (gnet's reuse-port mode; the kernel spreads new connections
+	// over them by a hash of the addresses): no acceptor loop, whose thread
+	// would sit in epoll_wait beside the loops', and no eventfd hand-over
+	// of each new connection.
+	//
+	// SO_REUSEPORT would also let a second server (another loopkv) bind a
+	// port this one serves and take half its connections, so every address
+	// is first bound without it: a port already served fails here with
+	// EADDRINUSE, as in Redis.
 	//
 	// No gnet.WithTCPKeepAlive: OnOpen sets keepalive on each connection.
 	// gnet v2.9.7's initListener sets it on the listener after opening it
@@ -52,15 +58,30 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 	// taken) came back as "setsockopt: bad file descriptor" from a
 	// setsockopt on the descriptor the failed open had just closed, or as
 	// no error at all if another goroutine reused that descriptor number.
+	for _, a := range addrs {
+		if err := probeListen(strings.TrimPrefix(a, "tcp://")); err != nil {
+			return err
+		}
+	}
 	return gnet.Rotate(t, addrs,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
-		gnet.WithReusePort(loops == 1),
+		gnet.WithReusePort(true),
 		gnet.WithTicker(true),
 		gnet.WithReuseAddr(true),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithLogger(log.Sugar()),
 	)
+}
+
+// probeListen binds addr without SO_REUSEPORT and lets it go: it fails
+// when any socket listens there.
+func probeListen(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return l.Close()
 }
 
 func (t *gnetTransport) stop(ctx context.Context) error {

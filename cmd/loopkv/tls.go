@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -134,6 +135,11 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 			_ = s.ReloadTLS() // logs its own outcome
 		}
 	}()
+	loops := opts.Loops
+	if loops == 0 {
+		loops = runtime.GOMAXPROCS(0) // server.Options' default
+	}
+	go trimThreads(ctx, threadBudget(loops)) // threads.go
 	return s.Run(ctx, func() {
 		if opts.TLS.Port != 0 && cfg["dev-tls-dir"] != "" {
 			fmt.Printf("loopkv: TLS on %s; connect with: redis-cli --tls --cacert %s -p %d ping\n",

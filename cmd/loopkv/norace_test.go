@@ -1,0 +1,8 @@
+//go:build !race
+
+package main
+
+const (
+	raceThreads     = 0
+	stormHandshakes = 2000
+)
