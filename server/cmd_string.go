@@ -153,8 +153,8 @@ func (c *cmdCtx) nullUnlessOK(st store.Status) {
 // setKeyFlags gives SET's key its flags for one call: read and modified
 // with GET, else overwritten (Redis's setGetKeys).
 func setKeyFlags(args [][]byte, _ int) keyFlags {
-	for _, a := range args[3:] {
-		if equalFoldLower(a, "get") {
+	for i := 3; i < len(args); i++ {
+		if equalFoldLower(args[i], "get") {
 			return keyRW | keyAccess | keyUpdate
 		}
 	}
