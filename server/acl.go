@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -69,7 +70,6 @@ type aclPerm struct {
 	allowAll    bool     // every command on every key: the fast path
 	futureCmds  bool     // +@all or allcommands is in effect
 	cmds        []uint64 // bitset by aclCommandID
-	cmdRules    []string // the command rules since the last ±@all, which ACL LIST prints
 	allKeys     bool
 	keys        []aclKeyPattern
 	allChannels bool
@@ -354,7 +354,6 @@ func (p *aclPerm) clone() *aclPerm {
 	q := *p
 	q.passwords = slices.Clone(p.passwords)
 	q.cmds = slices.Clone(p.cmds)
-	q.cmdRules = slices.Clone(p.cmdRules)
 	q.keys = slices.Clone(p.keys)
 	q.channels = slices.Clone(p.channels)
 	return &q
@@ -467,7 +466,6 @@ func (p *aclPerm) setAllCommands(on bool) {
 		p.cmds[i] = v
 	}
 	p.futureCmds = on
-	p.cmdRules = nil
 }
 
 // passwordHash parses a ">pass", "<pass", "#hash" or "!hash" rule.
@@ -581,7 +579,6 @@ func (p *aclPerm) commandRule(allow bool, name string) error {
 				p.setBit(id, allow)
 			}
 		}
-		p.addCmdRule(allow, name)
 		return nil
 	}
 	cmd := commandByName(name)
@@ -589,22 +586,7 @@ func (p *aclPerm) commandRule(allow bool, name string) error {
 		return aclRuleError(aclErrUnknown)
 	}
 	setCommandBits(p.cmds, cmd, allow)
-	p.addCmdRule(allow, name)
 	return nil
-}
-
-// addCmdRule records a command or category rule as Redis 7.0's
-// ACLUpdateCommandRules does: an earlier rule for the same name, or for a
-// subcommand of it, gives way to the new one at the end.
-func (p *aclPerm) addCmdRule(allow bool, name string) {
-	p.cmdRules = slices.DeleteFunc(p.cmdRules, func(r string) bool {
-		return r[1:] == name || strings.HasPrefix(r[1:], name+"|")
-	})
-	sign := "-"
-	if allow {
-		sign = "+"
-	}
-	p.cmdRules = append(p.cmdRules, sign+name)
 }
 
 // setCommandBits sets or clears the bits of cmd and its subcommands.
@@ -655,19 +637,81 @@ func (p *aclPerm) passwordHexes() []string {
 	return out
 }
 
-// commandRules is the command part of the description as Redis 7.0's
-// ACLDescribeSelectorCommandRules gives it: "+@all" (with future commands)
-// or "-@all", then the command and category rules applied since, each in
-// the place of its last application (addCmdRule).
+// commandRules is the command part of the description, rebuilt from the
+// bits as Redis 7.0's ACLDescribeSelectorCommandRules does: "+@all" (with
+// future commands) or "-@all"; then, while some category has more
+// commands on the right side than on the wrong one, the one with the
+// fewest wrong (the most right on a tie) is applied; then the single
+// commands still different. The commands come in table order where Redis
+// uses its hash order, and a subcommand follows its container.
 func (p *aclPerm) commandRules() string {
-	b := "-@all"
-	if p.futureCmds {
-		b = "+@all"
+	p.ensureBits()
+	rows := commands().rows
+	fake := make([]uint64, len(p.cmds)) // what the rules so far allow
+	temp := slices.Clone(p.cmds)        // the user's bits, each applied category turned to the start's side
+	additive := !p.futureCmds
+	b := []string{"-@all"}
+	if !additive {
+		b[0] = "+@all"
+		for i := range fake {
+			fake[i] = ^uint64(0)
+		}
 	}
-	if len(p.cmdRules) > 0 {
-		b += " " + strings.Join(p.cmdRules, " ")
+	var applied aclCats
+	for {
+		best, minDiff, maxSame := aclCats(0), len(rows)+1, 0
+		for i := range aclCategoryNames {
+			cat := aclCats(1) << i
+			if applied&cat != 0 {
+				continue
+			}
+			on, off := 0, 0
+			for id, cmd := range rows {
+				if cmd.cats&cat != 0 {
+					if temp[id/64]&(1<<(id%64)) != 0 {
+						on++
+					} else {
+						off++
+					}
+				}
+			}
+			diff, same := on, off
+			if additive {
+				diff, same = off, on
+			}
+			if same > diff && (diff < minDiff || diff == minDiff && same > maxSame) {
+				best, minDiff, maxSame = cat, diff, same
+			}
+		}
+		if best == 0 {
+			break
+		}
+		applied |= best
+		sign := "-@"
+		if additive {
+			sign = "+@"
+		}
+		b = append(b, sign+aclCategoryNames[bits.TrailingZeros32(uint32(best))])
+		for id, cmd := range rows {
+			if cmd.cats&best != 0 {
+				setBitIn(fake, id, additive)
+				setBitIn(temp, id, !additive)
+			}
+		}
 	}
-	return b
+	for id, cmd := range rows { // a container comes before its subcommands
+		user, f := p.cmds[id/64]&(1<<(id%64)) != 0, fake[id/64]&(1<<(id%64)) != 0
+		if user == f {
+			continue
+		}
+		sign := "-"
+		if user {
+			sign = "+"
+		}
+		b = append(b, sign+cmd.full)
+		setCommandBits(fake, cmd, user)
+	}
+	return strings.Join(b, " ")
 }
 
 // keyRules is the key part: "~*", or each pattern as "~p", "%R~p", "%W~p".
