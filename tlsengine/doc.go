@@ -33,6 +33,8 @@
 //	StatusHandshakeDone  application data may be sealed; ConnectionState is final
 //	StatusPeerClosed     peer sent close_notify: e.CloseNotify(), flush output, close
 //	StatusFailed         e.Err() is sticky: flush AppendOutput (the alert only), close
+//	                     (after a sent alert, shut the write side and drain the input
+//	                     briefly first, or a peer still sending is reset and loses it)
 //	(idle a while)       e.ReleaseIdle(): drops both AEADs of an established, quiet
 //	                     connection; the next record rebuilds its direction's AEAD
 //	                     (2 small allocations), later records allocate nothing

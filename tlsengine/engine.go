@@ -592,7 +592,9 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 	if e.hs != nil {
 		e.hs.earlySkip = 0 // the first record that opens ends early data
 	}
-	if len(pt) > e.recvLimit {
+	// RFC 8449, Section 4: in TLS 1.3 record_size_limit bounds the inner
+	// plaintext, type and padding included.
+	if len(body)-aeadTagLen > e.recvLimit+1 {
 		return nil, errRecordOverflow
 	}
 	if ityp != recordTypeHandshake && e.partialHandshake() {

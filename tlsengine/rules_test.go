@@ -218,6 +218,18 @@ func TestInnerPlaintextOverflowIsCheckedBeforePadding(t *testing.T) {
 			wantFatal(t, "overflow", e, err, e.AppendOutput(nil), AlertRecordOverflow)
 		}
 	}
+	// Under a record_size_limit of 4097 (RFC 8449, Section 4) the padding
+	// counts too.
+	for _, pad := range []int{0, 4096 - 100, 4096 - 100 + 1} {
+		e, peer := establishedWithPeer(t)
+		e.recvLimit = 4096
+		_, _, err := e.Read(paddedRecord(t, peer, recordTypeApplicationData, make([]byte, 100), pad), nil)
+		if over := pad > 4096-100; over {
+			wantFatal(t, "over record_size_limit", e, err, e.AppendOutput(nil), AlertRecordOverflow)
+		} else if err != nil {
+			t.Errorf("padding %d under record_size_limit: %v", pad, err)
+		}
+	}
 	// Exactly 2^14+1 bytes is fine, padded or not.
 	for _, content := range []int{1, 100, maxPlaintext} {
 		e, peer := establishedWithPeer(t)
