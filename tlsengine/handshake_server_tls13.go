@@ -132,8 +132,11 @@ type serverHandshake struct {
 }
 
 // skipEarly reports whether an n-byte record may be dropped as refused early
-// data (RFC 8446, Section 4.2.10) and charges it against the bound.
+// data (RFC 8446, Section 4.2.10) and charges it against the bound; an
+// empty record costs one byte, so that nothing is skipped without early
+// data and empty ones stay bounded.
 func (hs *serverHandshake) skipEarly(n int) bool {
+	n = max(n, 1)
 	if hs.earlySkip < n || hs.isDone() {
 		return false
 	}

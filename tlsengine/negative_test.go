@@ -117,6 +117,7 @@ var recordFailures = []struct {
 	{"ciphertext-overflow", []byte{23, 3, 3, 0x41, 0x01}, AlertRecordOverflow},
 	{"plaintext-overflow", append([]byte{22, 3, 3, 0x40, 0x01}, make([]byte, 1<<14+1)...), AlertRecordOverflow},
 	{"appdata-before-handshake", []byte{23, 3, 3, 0, 1, 0}, AlertUnexpectedMessage},
+	{"empty-appdata-before-handshake", []byte{23, 3, 3, 0, 0}, AlertUnexpectedMessage},
 	{"ccs-before-hello", []byte{20, 3, 3, 0, 1, 1}, AlertUnexpectedMessage},
 	{"wrong-first-message", handshakeRecord([]byte{typeFinished, 0, 0, 1, 0}), AlertUnexpectedMessage},
 	{"truncated-hello", handshakeRecord([]byte{typeClientHello, 0, 0, 3, 3, 3, 0}), AlertDecodeError},
