@@ -73,13 +73,13 @@ var hashDiffCases = []diffCase{
 	{"hset-hget-basic", []string{
 		"HSET h f v", "HGET h f", "HGET h missing", "HGET missing f", "HSET h f w g x", "HGET h f", "HGET h g",
 		"HLEN h", "HLEN missing", "HSET h f", "HSET h f v g", "HSET h", "HMSET h a 1 b 2", "HMSET h a", "HMSET h a 1 b",
-		"HGETALL h", "HKEYS h", "HVALS h", "TYPE h", "#enc h", "HSET h 1 2 -3 -4 9223372036854775807 9223372036854775808",
+		"HGETALL h", "HKEYS h", "HVALS h", "TYPE h", "OBJECT ENCODING h", "HSET h 1 2 -3 -4 9223372036854775807 9223372036854775808",
 		"HGETALL h", "HGET h 1", "HGET h -3", "HGET h 9223372036854775807", "HSET h \"\" \"\"", "HGET h \"\"", "HSTRLEN h \"\"",
-		"HSET h \"a\\x00b\" \"\\r\\n\"", "HGET h \"a\\x00b\"", "HGETALL h", "#enc h",
+		"HSET h \"a\\x00b\" \"\\r\\n\"", "HGET h \"a\\x00b\"", "HGETALL h", "OBJECT ENCODING h",
 	}},
 	{"hsetnx", []string{
-		"HSETNX h f v", "HSETNX h f w", "HGET h f", "HSETNX h g " + long65, "#enc h", "HSETNX h2 a 1",
-		"HSETNX h2 a " + long65, "#enc h2", "HSETNX h2 " + long65 + " 1", "#enc h2", "HSETNX h2 a", "HSETNX h2 a b c",
+		"HSETNX h f v", "HSETNX h f w", "HGET h f", "HSETNX h g " + long65, "OBJECT ENCODING h", "HSETNX h2 a 1",
+		"HSETNX h2 a " + long65, "OBJECT ENCODING h2", "HSETNX h2 " + long65 + " 1", "OBJECT ENCODING h2", "HSETNX h2 a", "HSETNX h2 a b c",
 	}},
 	{"hmget-hdel-hexists", []string{
 		"HSET h a 1 b 2 c 3", "HMGET h a b missing c", "HMGET missing a b", "HMGET h", "HDEL h a missing a", "HEXISTS h a",
@@ -96,8 +96,8 @@ var hashDiffCases = []diffCase{
 		"HINCRBY h f \"\"", "HINCRBY h f 9223372036854775808", "HSET h s abc", "HINCRBY h s 1", "HSET h n 9223372036854775807",
 		"HINCRBY h n 1", "HINCRBY h n 0", "HINCRBY h n -1", "HSET h m -9223372036854775808", "HINCRBY h m -1", "HINCRBY h m 1",
 		"HSET h z \" 1\"", "HINCRBY h z 1", "HSET h y 1.0", "HINCRBY h y 1", "HSET h x 01", "HINCRBY h x 1", "HINCRBY new f -5",
-		"HGETALL new", "HINCRBY h", "HINCRBY h f 1 2", "HINCRBY h " + long65 + " 1", "#enc h", "HINCRBY h2 " + long64 + " 1", "#enc h2",
-		"HSET h3 a 1", "HINCRBY h3 a 99999999999", "HGET h3 a", "HINCRBY h3 a 1", "HGETALL h3", "#enc h3",
+		"HGETALL new", "HINCRBY h", "HINCRBY h f 1 2", "HINCRBY h " + long65 + " 1", "OBJECT ENCODING h", "HINCRBY h2 " + long64 + " 1", "OBJECT ENCODING h2",
+		"HSET h3 a 1", "HINCRBY h3 a 99999999999", "HGET h3 a", "HINCRBY h3 a 1", "HGETALL h3", "OBJECT ENCODING h3",
 		"HSET h4 big " + strings.Repeat("9", 19), "HINCRBY h4 big 1", "HSET h4 neg -42", "HINCRBY h4 neg 42", "HGETALL h4",
 	}},
 	{"hincrbyfloat", []string{
@@ -107,8 +107,8 @@ var hashDiffCases = []diffCase{
 		"HINCRBYFLOAT h i 1", "HSET h j 1e308", "HINCRBYFLOAT h j 1e308", "HINCRBYFLOAT h j 1e4932", "HINCRBYFLOAT h k 1e4931",
 		"HINCRBYFLOAT h k 1e4931", "HINCRBYFLOAT h k 9e4931", "HSET h n 7", "HINCRBYFLOAT h n 0.5", "HINCRBY h n 1",
 		"HINCRBYFLOAT h m 0.1", "HINCRBYFLOAT h m 0.2", "HINCRBYFLOAT h z -0", "HINCRBYFLOAT h q 3.0000000000000000001",
-		"HINCRBYFLOAT h r 1e-20", "HINCRBYFLOAT h t 0x10", "HINCRBYFLOAT h t \" 1\"", "S HGETALL h", "#enc h",
-		"HINCRBYFLOAT h2 f 1e70", "#enc h2", "HGET h2 f", "HINCRBYFLOAT h2", "HINCRBYFLOAT h2 f 1 2",
+		"HINCRBYFLOAT h r 1e-20", "HINCRBYFLOAT h t 0x10", "HINCRBYFLOAT h t \" 1\"", "S HGETALL h", "OBJECT ENCODING h",
+		"HINCRBYFLOAT h2 f 1e70", "OBJECT ENCODING h2", "HGET h2 f", "HINCRBYFLOAT h2", "HINCRBYFLOAT h2 f 1 2",
 	}},
 	{"wrong-type", []string{
 		"SET s v", "HSET s f v", "HSETNX s f v", "HMSET s f v", "HGET s f", "HMGET s f g", "HDEL s f", "HEXISTS s f",
@@ -123,14 +123,14 @@ var hashDiffCases = []diffCase{
 		"HRANDFIELD", "HSCAN h", "HSCAN",
 	}},
 	{"listpack-entries-boundary", []string{
-		hashFill("h", "f", 0, 128, 4), "#enc h", "HLEN h", "HGETALL h", "HSET h f0 new", "#enc h", hashFill("h", "f", 128, 1, 4),
-		"#enc h", "HLEN h", "S HGETALL h", "HDEL h f0 f1 f2", "#enc h", "HLEN h", "HGET h f100",
-		hashFill("g", "f", 0, 127, 4), "HSET g a 1 b 2", "#enc g", "HLEN g", hashFill("e", "f", 0, 129, 1), "#enc e",
+		hashFill("h", "f", 0, 128, 4), "OBJECT ENCODING h", "HLEN h", "HGETALL h", "HSET h f0 new", "OBJECT ENCODING h", hashFill("h", "f", 128, 1, 4),
+		"OBJECT ENCODING h", "HLEN h", "S HGETALL h", "HDEL h f0 f1 f2", "OBJECT ENCODING h", "HLEN h", "HGET h f100",
+		hashFill("g", "f", 0, 127, 4), "HSET g a 1 b 2", "OBJECT ENCODING g", "HLEN g", hashFill("e", "f", 0, 129, 1), "OBJECT ENCODING e",
 	}},
 	{"listpack-value-boundary", []string{
-		"HSET h f " + long64, "#enc h", "HSET h " + long64 + " v", "#enc h", "HSET h f " + long65, "#enc h", "HGET h f",
-		"HDEL h f " + long64, "#enc h", "HSET k " + long65 + " v", "#enc k", "HSET m a 1 b " + long65 + " c 3", "#enc m",
-		"S HGETALL m", "HMSET n a 1", "HMSET n b " + long65, "#enc n", "HSET p a 1", "HINCRBYFLOAT p b 1e70", "#enc p",
+		"HSET h f " + long64, "OBJECT ENCODING h", "HSET h " + long64 + " v", "OBJECT ENCODING h", "HSET h f " + long65, "OBJECT ENCODING h", "HGET h f",
+		"HDEL h f " + long64, "OBJECT ENCODING h", "HSET k " + long65 + " v", "OBJECT ENCODING k", "HSET m a 1 b " + long65 + " c 3", "OBJECT ENCODING m",
+		"S HGETALL m", "HMSET n a 1", "HMSET n b " + long65, "OBJECT ENCODING n", "HSET p a 1", "HINCRBYFLOAT p b 1e70", "OBJECT ENCODING p",
 	}},
 	{"listpack-order-and-updates", []string{
 		"HSET h c 3 a 1 b 2", "HGETALL h", "HSET h a 10 d 4", "HGETALL h", "HDEL h c", "HGETALL h", "HSET h c 5", "HKEYS h",
@@ -138,23 +138,23 @@ var hashDiffCases = []diffCase{
 		"HINCRBY h b 1000000", "HGETALL h", "HINCRBY h b -99999999999999", "HGETALL h", "HINCRBYFLOAT h d 0.5", "HGETALL h",
 	}},
 	{"hashtable-ops", []string{
-		hashFill("h", "f", 0, 200, 8), "#enc h", "HLEN h", "HGET h f150", "HGET h f1000", "HMGET h f1 f2 nope",
+		hashFill("h", "f", 0, 200, 8), "OBJECT ENCODING h", "HLEN h", "HGET h f150", "HGET h f1000", "HMGET h f1 f2 nope",
 		"HSET h f1 changed f2 " + long65, "HGET h f1", "HGET h f2", "HSTRLEN h f2", "HEXISTS h f199", "HINCRBY h cnt 5",
 		"HINCRBY h cnt 5", "HINCRBYFLOAT h fl 1.5", "HINCRBY h f3 1", "HDEL h f0 f1 nope", "HLEN h", "S HKEYS h", "S HVALS h",
-		"S HGETALL h", "HSETNX h f5 x", "HSETNX h f500 x", "HLEN h", "#enc h",
+		"S HGETALL h", "HSETNX h f5 x", "HSETNX h f500 x", "HLEN h", "OBJECT ENCODING h",
 	}},
 	{"hashtable-never-converts-back", []string{
-		hashFill("h", "f", 0, 130, 2), "#enc h", "HDEL h " + hashFields("f", 2, 128), "HLEN h",
-		"#enc h", "S HGETALL h", "HDEL h f0 f1", "EXISTS h", "HSET h a " + long65, "HDEL h a", "EXISTS h",
+		hashFill("h", "f", 0, 130, 2), "OBJECT ENCODING h", "HDEL h " + hashFields("f", 2, 128), "HLEN h",
+		"OBJECT ENCODING h", "S HGETALL h", "HDEL h f0 f1", "EXISTS h", "HSET h a " + long65, "HDEL h a", "EXISTS h",
 	}},
 	{"config-thresholds", []string{
-		"#config hash-max-listpack-entries 2", "HSET h a 1 b 2", "#enc h", "HSET h c 3", "#enc h",
-		"#config hash-max-listpack-entries 0", "HSET z a b", "#enc z", "HINCRBY y a 1", "#enc y",
-		"#config hash-max-listpack-entries 128", "#config hash-max-listpack-value 3", "HSET k abcd 1", "#enc k",
-		"#config hash-max-listpack-value 64", "HSET j abcdef 1", "#config hash-max-listpack-value 3", "HINCRBY j abcdef 1",
-		"#enc j", "#config hash-max-listpack-value 64", "HSET q a 1", "#config hash-max-listpack-value 3",
-		"HINCRBYFLOAT q a 1.5", "#enc q", "HINCRBYFLOAT q a 1000", "#enc q", "HSETNX q2 a 1", "HSETNX q2 a 12345", "#enc q2",
-		"#config hash-max-listpack-value 64",
+		"CONFIG SET hash-max-listpack-entries 2", "HSET h a 1 b 2", "OBJECT ENCODING h", "HSET h c 3", "OBJECT ENCODING h",
+		"CONFIG SET hash-max-listpack-entries 0", "HSET z a b", "OBJECT ENCODING z", "HINCRBY y a 1", "OBJECT ENCODING y",
+		"CONFIG SET hash-max-listpack-entries 128", "CONFIG SET hash-max-listpack-value 3", "HSET k abcd 1", "OBJECT ENCODING k",
+		"CONFIG SET hash-max-listpack-value 64", "HSET j abcdef 1", "CONFIG SET hash-max-listpack-value 3", "HINCRBY j abcdef 1",
+		"OBJECT ENCODING j", "CONFIG SET hash-max-listpack-value 64", "HSET q a 1", "CONFIG SET hash-max-listpack-value 3",
+		"HINCRBYFLOAT q a 1.5", "OBJECT ENCODING q", "HINCRBYFLOAT q a 1000", "OBJECT ENCODING q", "HSETNX q2 a 1", "HSETNX q2 a 12345", "OBJECT ENCODING q2",
+		"CONFIG SET hash-max-listpack-value 64",
 	}},
 	{"resp3", []string{
 		"#proto 3", "HSET h a 1 b 2", "HGETALL h", "HGETALL missing", "HKEYS missing", "HVALS h", "HGET h missing",
@@ -186,8 +186,8 @@ var hashDiffCases = []diffCase{
 		"HSET t a 1", "PEXPIREAT t 1", "HLEN t", "HSET u a 1", "PEXPIREAT u 1", "HINCRBY u a 1", "HGETALL u",
 	}},
 	{"keyspace-with-hashes", []string{
-		"HSET h a 1 b 2", "RENAME h g", "HGETALL g", "COPY g c", "HGETALL c", "#enc c", hashFill("big", "f", 0, 150, 2),
-		"COPY big big2", "HLEN big2", "#enc big2", "S HGETALL big2", "DEL big", "HLEN big2", "COPY g g DB 1", "#db 1", "HGETALL g",
+		"HSET h a 1 b 2", "RENAME h g", "HGETALL g", "COPY g c", "HGETALL c", "OBJECT ENCODING c", hashFill("big", "f", 0, 150, 2),
+		"COPY big big2", "HLEN big2", "OBJECT ENCODING big2", "S HGETALL big2", "DEL big", "HLEN big2", "COPY g g DB 1", "#db 1", "HGETALL g",
 		"#db 0", "DEL g", "EXISTS g", "S SCAN 0 TYPE hash COUNT 1000", "S KEYS *", "DEL big2 c", "DBSIZE",
 	}},
 }
@@ -197,7 +197,7 @@ var hashDiffCases = []diffCase{
 // config file starts with its compiled-in 512.
 func TestHashCommandsMatchRedis(t *testing.T) {
 	cases := append([]diffCase(nil), hashDiffCases...)
-	cases[0].cmds = append([]string{"#config hash-max-listpack-entries 128"}, cases[0].cmds...)
+	cases[0].cmds = append([]string{"CONFIG SET hash-max-listpack-entries 128"}, cases[0].cmds...)
 	runDiff(t, cases)
 }
 
