@@ -151,6 +151,29 @@ func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
 
 func (k *kv) release() { k.sh.mu.Unlock() }
 
+// access is what an operation on a value of one type needs of its key.
+type access uint8
+
+const (
+	forRead   access = iota // a read: counts a keyspace hit or miss; a missing key is NotFound
+	forUpdate               // a change of an existing value (SREM, HDEL): a missing key is NotFound
+	forWrite                // a change that creates a missing key (SET, HSET, SADD): not an error
+)
+
+// open is acquire for an operation on a value of type t: it returns
+// WrongType when the key holds another type, and NotFound as a says. Every
+// typed operation starts here. The caller releases k.
+func (s *Store) open(db int, key []byte, now int64, t Type, a access) (kv, Status) {
+	k := s.acquire(db, key, now, a == forRead)
+	if !k.exists() {
+		if a == forWrite {
+			return k, OK
+		}
+		return k, NotFound
+	}
+	return k, k.check(t)
+}
+
 // find is acquire for a caller that already holds key's shard lock.
 func (s *Store) find(db int, key []byte, now int64, read bool) kv {
 	slot := KeySlot(key)

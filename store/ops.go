@@ -21,21 +21,11 @@ type SetOptions struct {
 	KeepTTL  bool  // keep the key's current TTL
 }
 
-// getString finds key as a string: it returns its kv and OK, NotFound or
-// WrongType. The caller releases k.
-func (s *Store) getString(db int, key []byte, now int64) (kv, Status) {
-	k := s.acquire(db, key, now, true)
-	if !k.exists() {
-		return k, NotFound
-	}
-	return k, k.check(TypeString)
-}
-
 // Get appends key's value to dst through enc. It returns NotFound, leaving
 // dst as it is, when key does not exist, and WrongType when it is not a
 // string.
 func (s *Store) Get(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.getString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -150,7 +140,7 @@ func (s *Store) MSetNX(db int, kvs [][]byte, now int64) bool {
 // GetDel appends key's value to dst through enc and deletes key. It returns
 // NotFound when key does not exist and WrongType when it is not a string.
 func (s *Store) GetDel(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.getString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -171,7 +161,7 @@ type GetExOptions struct {
 // says. It returns NotFound when key does not exist and WrongType when it
 // is not a string.
 func (s *Store) GetEx(db int, key []byte, now int64, o GetExOptions, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.getString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -190,7 +180,7 @@ func (s *Store) GetEx(db int, key []byte, now int64, o GetExOptions, dst []byte,
 
 // StrLen returns the length of key's value, 0 when it does not exist.
 func (s *Store) StrLen(db int, key []byte, now int64) (int, Status) {
-	k, st := s.getString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -202,7 +192,7 @@ func (s *Store) StrLen(db int, key []byte, now int64) (int, Status) {
 // end inclusive, where negative offsets count from the end, as GETRANGE
 // does. It returns NotFound, leaving dst alone, when key does not exist.
 func (s *Store) GetRange(db int, key []byte, now int64, start, end int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.getString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -229,18 +219,11 @@ func (s *Store) GetRange(db int, key []byte, now int64, start, end int64, dst []
 	return enc(dst, v[start:end+1]), OK
 }
 
-// writeString finds key for a change of its string value: NotFound is not
-// an error here, WrongType is. The caller releases k.
-func (s *Store) writeString(db int, key []byte, now int64) (kv, Status) {
-	k := s.acquire(db, key, now, false)
-	return k, k.check(TypeString)
-}
-
 // IncrBy adds delta to the integer stored at key (0 when missing) and
 // returns the result. It returns NotInteger when the value is not a 64-bit
 // decimal integer and Overflow when the sum does not fit.
 func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Status) {
-	k, st := s.writeString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -267,7 +250,7 @@ func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Statu
 // text to dst through enc. It returns NotFloat when the value or incr is not
 // a number and NaNOrInf when the result would not be finite.
 func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.writeString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -292,7 +275,7 @@ func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []by
 // returns the new length. It returns TooLarge when the result would exceed
 // MaxValueLen.
 func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
-	k, st := s.writeString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -315,7 +298,7 @@ func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
 // creates no key. It returns TooLarge when the result would exceed
 // MaxValueLen.
 func (s *Store) SetRange(db int, key []byte, offset int64, val []byte, now int64) (int, Status) {
-	k, st := s.writeString(db, key, now)
+	k, st := s.open(db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st

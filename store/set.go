@@ -24,16 +24,6 @@ import (
 // intset member is formatted into a scratch buffer, a hash-table member is
 // its record's bytes.
 
-// getSet finds key for a set operation: OK, NotFound or WrongType. read
-// counts a keyspace hit or miss. The caller releases k.
-func (s *Store) getSet(db int, key []byte, now int64, read bool) (kv, Status) {
-	k := s.acquire(db, key, now, read)
-	if !k.exists() {
-		return k, NotFound
-	}
-	return k, k.check(TypeSet)
-}
-
 // intWidth is the intset width that holds v (intset.c's _intsetValueEncoding).
 func intWidth(v int64) int {
 	switch {
@@ -166,9 +156,9 @@ func (k *kv) delIfEmpty() {
 // SAdd adds members to the set at key, creating it, and returns how many
 // were not members yet. It returns WrongType when key holds another type.
 func (s *Store) SAdd(db int, key []byte, members [][]byte, now int64) (int, Status) {
-	k := s.acquire(db, key, now, false)
+	k, st := s.open(db, key, now, TypeSet, forWrite)
 	defer k.release()
-	if st := k.check(TypeSet); st != OK {
+	if st != OK {
 		return 0, st
 	}
 	if !k.exists() {
@@ -187,7 +177,7 @@ func (s *Store) SAdd(db int, key []byte, members [][]byte, now int64) (int, Stat
 // SRem removes members from the set at key and returns how many were
 // members, deleting the key when it is left empty.
 func (s *Store) SRem(db int, key []byte, members [][]byte, now int64) (int, Status) {
-	k, st := s.getSet(db, key, now, false)
+	k, st := s.open(db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -208,7 +198,7 @@ func (s *Store) SRem(db int, key []byte, members [][]byte, now int64) (int, Stat
 // SCard returns the number of members of the set at key, 0 when it does
 // not exist.
 func (s *Store) SCard(db int, key []byte, now int64) (int, Status) {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -218,7 +208,7 @@ func (s *Store) SCard(db int, key []byte, now int64) (int, Status) {
 
 // SIsMember reports whether member is in the set at key.
 func (s *Store) SIsMember(db int, key, member []byte, now int64) (bool, Status) {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return false, st
@@ -230,7 +220,7 @@ func (s *Store) SIsMember(db int, key, member []byte, now int64) (bool, Status) 
 // the set at key (false for all when key does not exist). It returns
 // WrongType, without calling fn, when key holds another type.
 func (s *Store) SMIsMember(db int, key []byte, members [][]byte, now int64, fn func(found bool)) Status {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st == WrongType {
 		return st
@@ -244,7 +234,7 @@ func (s *Store) SMIsMember(db int, key []byte, members [][]byte, now int64, fn f
 // SMembers calls fn with every member of the set at key and returns
 // NotFound (no call) when key does not exist.
 func (s *Store) SMembers(db int, key []byte, now int64, fn func(m []byte)) Status {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return st
@@ -257,7 +247,7 @@ func (s *Store) SMembers(db int, key []byte, now int64, fn func(m []byte)) Statu
 // through enc, deleting the key when it is left empty. It returns NotFound
 // when key does not exist.
 func (s *Store) SPop(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.getSet(db, key, now, false)
+	k, st := s.open(db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -277,7 +267,7 @@ const spopMoveMul = 5
 // of them, calling fn with each, as Redis's spopWithCountCommand does. It
 // returns NotFound (no call) when key does not exist.
 func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m []byte)) Status {
-	k, st := s.getSet(db, key, now, false)
+	k, st := s.open(db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK || count == 0 {
 		return st
@@ -315,7 +305,7 @@ func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m
 // SRandMember appends a random member of the set at key to dst through
 // enc. It returns NotFound when key does not exist.
 func (s *Store) SRandMember(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -333,7 +323,7 @@ const srandSubMul = 3
 // stop early, which the caller must do to bound a reply to a huge negative
 // count. It returns NotFound (no call) when key does not exist.
 func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn func(m []byte) bool) Status {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK || count == 0 {
 		return st
@@ -646,7 +636,7 @@ func (k *kv) putTmp(key []byte, t *tmpSet, at int64) {
 // keyspace, o.Count (default 10) members' worth of buckets at a time. It
 // returns NotFound when key does not exist.
 func (s *Store) SScan(db int, key []byte, cursor uint64, now int64, o ScanOptions, fn func(m []byte)) (uint64, Status) {
-	k, st := s.getSet(db, key, now, true)
+	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
