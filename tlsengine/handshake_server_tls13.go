@@ -224,19 +224,19 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 	if !ch.unmarshal(msg) {
 		return nil, clientHelloDecodeAlert(msg)
 	}
+	// RFC 8446, Section 4.1.2 and Appendix D: a client offering TLS 1.3
+	// sets legacy_version to 0x0303, whichever version we would pick. (One
+	// whose supported_versions stops at TLS 1.2 may say less: Section 4.2.1
+	// bars using legacy_version then.)
+	if ch.vers < VersionTLS12 && slices.Contains(ch.supportedVersions, versionTLS13) {
+		return nil, alertErr(AlertProtocolVersion, ErrProtocolVersion)
+	}
 	vers, err := negotiateVersion(e.cfg, ch)
 	if err != nil {
 		return nil, err
 	}
 	if vers == VersionTLS12 {
 		return e.readClientHello12(ch, msg, retried) // handshake_server_tls12.go
-	}
-	// RFC 8446, Section 4.1.2 and Appendix D: a TLS 1.3 ClientHello has
-	// legacy_version 0x0303 whatever supported_versions offers. (A TLS 1.2
-	// one chosen from supported_versions may say less: Section 4.2.1 bars
-	// using legacy_version then.)
-	if ch.vers < VersionTLS12 {
-		return nil, alertErr(AlertProtocolVersion, ErrProtocolVersion)
 	}
 	if len(ch.compressionMethods) != 1 || ch.compressionMethods[0] != 0 {
 		return nil, errIllegalParameter

@@ -103,6 +103,8 @@ func TestLegacyVersionBelowTLS12IsProtocolVersion(t *testing.T) {
 		cfg := config12(loadPKI(t).p256)
 		m.supportedVersions = []uint16{versionTLS13, VersionTLS12}
 		feedFatal(t, "legacy_version with TLS 1.2 on", cfg, handshakeRecord(m.appendTo(nil)), AlertProtocolVersion)
+		cfg.MaxVersion = VersionTLS12
+		feedFatal(t, "legacy_version with TLS 1.2 only", cfg, handshakeRecord(m.appendTo(nil)), AlertProtocolVersion)
 	}
 	// When supported_versions picks TLS 1.2, legacy_version is not used
 	// (Section 4.2.1; BoGo's ConflictingVersionNegotiation-2).
