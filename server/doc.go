@@ -61,7 +61,8 @@
 //	             tls-handshake-timeout are closed
 //
 // Certificates, keys and CAs are reloaded off the loops (CONFIG SET of a
-// tls-* file setting, SIGHUP through ReloadTLS) into a new Config swapped
+// tls-* file setting, SIGHUP through ReloadTLS, a file change seen by
+// tls-auto-reload-interval's checks) into a new Config swapped
 // atomically; established connections keep theirs (tls_reload.go).
 //
 // # Commands

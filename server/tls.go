@@ -80,6 +80,11 @@ type TLSOptions struct {
 	// WorkerQueue bounds the jobs waiting for a worker; a handshake that
 	// finds it full is refused with internal_error. Default 256.
 	WorkerQueue int
+	// AutoReloadInterval is Valkey's tls-auto-reload-interval: seconds
+	// between checks of the certificate, key and CA files, which are
+	// reloaded when they change (tls_autoreload.go); 0 (the default)
+	// never checks.
+	AutoReloadInterval int
 	// AuthClientsUser is Valkey's tls-auth-clients-user: "CN" makes a
 	// client whose certificate verified the ACL user named by its common
 	// name (when that user exists and is on), with no AUTH; "off" (the
@@ -206,6 +211,7 @@ func newTLSState(o TLSOptions, log *zap.Logger) (*tlsState, error) {
 	t.cfg.Store(cfg)
 	t.quit = make(chan struct{})
 	go t.rotateTickets()
+	go t.autoReload() // tls_autoreload.go
 	return t, nil
 }
 
@@ -230,7 +236,7 @@ func (t *tlsState) rotateTickets() {
 	}
 }
 
-// close stops the worker pool and the ticket key rotation.
+// close stops the worker pool, the ticket key rotation and the file checks.
 func (t *tlsState) close() {
 	if t == nil {
 		return

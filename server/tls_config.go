@@ -162,6 +162,7 @@ var tlsConfigParams = func() []configParam {
 				s.tls.userFromCN.Store(strings.EqualFold(v, "CN"))
 				return ""
 			}},
+		tlsAutoReloadParam,
 		tlsLimit("tls-handshake-timeout", func(t *tlsState) *atomic.Int64 { return &t.handshakeTimeout }),
 		tlsLimit("tls-max-handshakes", func(t *tlsState) *atomic.Int64 { return &t.maxHandshakes }),
 	}
@@ -233,3 +234,26 @@ func (t *tlsState) certNotAfter() string {
 	}
 	return cfg.Certificates[0].Leaf.NotAfter.UTC().Format(time.RFC3339)
 }
+
+// tlsAutoReloadParam is CONFIG GET/SET tls-auto-reload-interval, in
+// seconds; the file checks read it each second, with no reload.
+var tlsAutoReloadParam = configParam{name: "tls-auto-reload-interval",
+	get: func(s *Server) string {
+		if s.tls == nil {
+			return strconv.Itoa(s.opts.TLS.AutoReloadInterval)
+		}
+		return strconv.Itoa(s.tls.options().AutoReloadInterval)
+	},
+	set: func(s *Server, v string) string {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return "argument must be between 0 and 2147483647 inclusive"
+		}
+		if s.tls == nil {
+			return "TLS is disabled: start the server with tls-port"
+		}
+		s.tls.mu.Lock()
+		s.tls.opts.AutoReloadInterval = n
+		s.tls.mu.Unlock()
+		return ""
+	}}

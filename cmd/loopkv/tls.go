@@ -23,7 +23,8 @@ var tlsDefaults = settings{
 	"tls-ca-cert-dir": "", "tls-auth-clients": "", "tls-protocols": "TLSv1.2 TLSv1.3",
 	"tls-ciphersuites": "", "tls-ciphers": "", "tls-groups": "", "tls-session-caching": "yes",
 	"tls-session-cache-timeout": "300", "tls-handshake-timeout": "10", "tls-max-handshakes": "1024",
-	"tls-auth-clients-user": "off", // Valkey's: CN logs a verified client in as the user its CN names
+	"tls-auth-clients-user":    "off", // Valkey's: CN logs a verified client in as the user its CN names
+	"tls-auto-reload-interval": "0",   // Valkey's: seconds between checks of the TLS files; 0 never
 }
 
 func init() {
@@ -89,6 +90,7 @@ func buildTLSOptions(cfg settings, num func(string) int) (server.TLSOptions, []e
 		HandshakeTimeout:    num("tls-handshake-timeout"),
 		MaxHandshakes:       num("tls-max-handshakes"),
 		AuthClientsUser:     cfg["tls-auth-clients-user"],
+		AutoReloadInterval:  num("tls-auto-reload-interval"),
 	}
 	if len(o.CertFiles) != len(o.KeyFiles) {
 		errs = append(errs, fmt.Errorf("tls-cert-file and tls-key-file must come in pairs: %d certificates, %d keys",
