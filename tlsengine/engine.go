@@ -600,6 +600,11 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 	if ityp != recordTypeHandshake && e.partialHandshake() {
 		return nil, errBadRecordType // RFC 8446, Section 5.1, as above
 	}
+	// The client's key nears its limit: ask it to update, again every
+	// 2^16 records if it does not.
+	if e.done && e.in.seq >= keyUpdateAfterRecords && (e.in.seq-keyUpdateAfterRecords)%(1<<16) == 0 && !e.closeSent {
+		e.kuQ, e.kuReqQ = true, true
+	}
 	switch ityp {
 	case recordTypeApplicationData:
 		if !e.done {
@@ -609,9 +614,6 @@ func (e *Engine) readRecord(rec []byte) ([]byte, error) {
 			return nil, e.uselessRecord()
 		}
 		e.useless, e.kuRow = 0, 0
-		if e.in.seq == keyUpdateAfterRecords && !e.closeSent {
-			e.kuQ, e.kuReqQ = true, true // the client's key nears its limit: ask it to update
-		}
 		return pt, nil
 	case recordTypeHandshake:
 		if len(pt) == 0 {

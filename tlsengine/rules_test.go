@@ -682,3 +682,21 @@ func TestSecondClientHelloKeepsPreSharedKey(t *testing.T) {
 	err, out = feedAll(e, handshakeRecord(added))
 	wantFatal(t, "pre_shared_key added", e, err, out, AlertIllegalParameter)
 }
+
+// TestClientKeyNearItsLimitIsUpdated: at keyUpdateAfterRecords records
+// under the client's key (any record, an empty one too) the engine sends a
+// KeyUpdate asking the client to update (RFC 8446, Sections 4.6.3, 5.5).
+func TestClientKeyNearItsLimitIsUpdated(t *testing.T) {
+	e, peer := establishedWithPeer(t)
+	e.in.seq, peer.seq = keyUpdateAfterRecords-1, keyUpdateAfterRecords-1
+	outSecret := bytes.Clone(e.out.secret[:e.out.secLen])
+	if _, _, err := e.Read(peerRecord(t, peer, recordTypeApplicationData, nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	out := e.AppendOutput(nil)
+	check := new(direction)
+	check.setTrafficSecret(e.out.suite, outSecret)
+	if typ, pt, err := check.openInPlace(out); err != nil || typ != recordTypeHandshake || !bytes.Equal(pt, []byte{typeKeyUpdate, 0, 0, 1, 1}) {
+		t.Errorf("at the limit: %x (%v), want KeyUpdate(update_requested)", out, err)
+	}
+}
