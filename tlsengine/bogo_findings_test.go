@@ -207,3 +207,42 @@ func TestBoGoWithSignatureSchemes(t *testing.T) {
 		}
 	}
 }
+
+// ConnectionState names the certificate a full handshake chose (its index)
+// and the
+// scheme of the client's CertificateVerify, in TLS 1.3 and 1.2; a
+// resumption chose no certificate. (BoGo's -expect-selected-credential and
+// -expect-peer-signature-algorithm read them.)
+func TestBoGoConnectionStateCertificateAndPeerScheme(t *testing.T) {
+	p := loadPKI(t)
+	tk, err := NewTicketKeys(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vers := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		cfg := &Config{Certificates: []*Certificate{p.p256, p.p384}, ClientAuth: RequireClientCert, ClientCAs: p.pool,
+			TicketKeys: tk, MinVersion: VersionTLS12}
+		cc := clientConfig(p)
+		cc.ServerName, cc.MinVersion, cc.MaxVersion = "p384.test", vers, vers
+		cc.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+		c := p.client
+		cc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
+		for i, resumed := range []bool{false, true} {
+			r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+			if !wantOK(t, "client certificate", r, serr) {
+				continue
+			}
+			st := e.ConnectionState()
+			if st.DidResume != resumed {
+				t.Fatalf("version %x connection %d: resumed %v", vers, i, st.DidResume)
+			}
+			wantIndex, wantScheme := int16(1), ECDSAWithP256AndSHA256 // p.p384, by SNI
+			if resumed {
+				wantIndex, wantScheme = -1, 0
+			}
+			if st.CertificateIndex != wantIndex || st.PeerSignatureScheme != wantScheme {
+				t.Errorf("version %x resumed %v: certificate %d scheme %v, want %d %v", vers, resumed, st.CertificateIndex, st.PeerSignatureScheme, wantIndex, wantScheme)
+			}
+		}
+	}
+}

@@ -71,7 +71,9 @@
 // Other calls: AppendRecords seals a byte slice into as many records as
 // needed; KeyUpdate(requestPeer) and CloseNotify queue control records
 // that the next AppendOutput or BeginRecord emits; ConnectionState reports
-// version, suite, group, SNI, ALPN, resumption and the verified client
-// leaf; ReleaseIdle sheds the AEADs of an idle connection; Release zeroes
-// the keys and secrets.
+// version, suite, group, SNI, ALPN, resumption, the certificate chosen (its index), the
+// verified client leaf and the client's signature scheme; ReleaseIdle sheds
+// the AEADs of an idle connection; Release zeroes the keys and secrets.
+// Certificate.WithSignatureSchemes limits and orders what a certificate
+// signs with.
 package tlsengine

@@ -165,13 +165,20 @@ var keyUpdateAfterRecords uint64 = 1 << 23
 
 // ConnectionState describes a connection after (or during) the handshake.
 type ConnectionState struct {
-	Version            uint16
-	CipherSuite        uint16
-	CurveID            CurveID
-	ServerName         string
-	NegotiatedProtocol string
-	DidResume          bool
-	HandshakeComplete  bool
+	Version     uint16
+	CipherSuite uint16
+	CurveID     CurveID
+	// PeerSignatureScheme is the scheme of the client's CertificateVerify
+	// (0 without one).
+	PeerSignatureScheme SignatureScheme
+	ServerName          string
+	NegotiatedProtocol  string
+	DidResume           bool
+	HandshakeComplete   bool
+	// CertificateIndex is the index in Config.Certificates of the
+	// certificate a full handshake chose; -1 before that and on resumption.
+	// (Small fields share padding: the Engine stays within its budget.)
+	CertificateIndex int16
 	// PeerCertificates is the client's chain, leaf first; VerifiedLeaf is
 	// set when it verified against Config.ClientCAs.
 	PeerCertificates []*x509.Certificate
@@ -212,6 +219,7 @@ type Engine struct {
 // NewEngine returns an Engine for one new connection using cfg.
 func NewEngine(cfg *Config) *Engine {
 	e := &Engine{cfg: cfg, sendLimit: maxPlaintext, recvLimit: maxPlaintext}
+	e.state.CertificateIndex = -1
 	e.hs = &serverHandshake{state: expectClientHello{}}
 	return e
 }

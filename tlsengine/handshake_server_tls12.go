@@ -221,6 +221,7 @@ func (e *Engine) sendServerHello12(ch *clientHelloMsg, msg []byte) (state, error
 	}
 	hs.cert, hs.scheme, hs.group, v.suite = cert, scheme, group, suite
 	e.state.CipherSuite, e.state.CurveID = suite.id, group
+	e.state.CertificateIndex = int16(slices.Index(e.cfg.Certificates, cert))
 	hs.transcript = newTranscript(suite.aead.hash)
 	hs.transcript.write(msg)
 	b := e.serverHello12(ch, nil).appendTo(make([]byte, 0, 2048))
@@ -385,6 +386,7 @@ func (e *Engine) readClientCertificateVerify12(msg []byte) (state, error) {
 	if !verifySignature12(e.state.PeerCertificates[0].PublicKey, s, hs.transcript.sum(nil), m.signature) {
 		return nil, alertErr(AlertDecryptError, ErrBadSignature)
 	}
+	e.state.PeerSignatureScheme = s
 	hs.transcript.write(msg)
 	return expectChangeCipherSpec12{}, nil
 }

@@ -292,6 +292,7 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 			return nil, errMissingExtension
 		}
 		hs.cert, hs.scheme = selectCertificate(e.cfg.Certificates, ch.serverName, ch.signatureAlgorithms, ch.signatureAlgorithmsCert)
+		e.state.CertificateIndex = int16(slices.Index(e.cfg.Certificates, hs.cert))
 		if hs.cert == nil {
 			return nil, errHandshakeFailure
 		}
@@ -847,6 +848,7 @@ func (e *Engine) readClientCertificateVerify(msg []byte) (state, error) {
 	if !verifySignature(e.state.PeerCertificates[0].PublicKey, s, signed, m.signature) {
 		return nil, alertErr(AlertDecryptError, ErrBadSignature)
 	}
+	e.state.PeerSignatureScheme = s
 	hs.transcript.write(msg)
 	return expectFinished{}, nil
 }

@@ -28,51 +28,53 @@ const (
 
 // flagKinds lists the flags the shim implements (see settings.apply).
 var flagKinds = map[string]flagKind{
-	"-server":                         boolFlag,
-	"-port":                           valueFlag,
-	"-shim-id":                        valueFlag,
-	"-ipv6":                           boolFlag,
-	"-cert-file":                      valueFlag,
-	"-key-file":                       valueFlag,
-	"-new-x509-credential":            boolFlag,
-	"-signing-prefs":                  listFlag,
-	"-fips-202205":                    boolFlag,
-	"-wpa-202304":                     boolFlag,
-	"-cnsa1-202603":                   boolFlag,
-	"-resume-count":                   valueFlag,
-	"-min-version":                    valueFlag,
-	"-max-version":                    valueFlag,
-	"-no-tls1":                        ignoreBool, // never offered
-	"-no-tls11":                       ignoreBool, // never offered
-	"-no-tls12":                       boolFlag,
-	"-no-tls13":                       boolFlag,
-	"-expect-version":                 valueFlag,
-	"-curves":                         listFlag,
-	"-expect-curve-id":                valueFlag,
-	"-require-any-client-certificate": boolFlag,
-	"-verify-peer":                    boolFlag,
-	"-verify-fail":                    boolFlag,
-	"-shim-writes-first":              boolFlag,
-	"-shim-shuts-down":                boolFlag,
-	"-check-close-notify":             boolFlag,
-	"-expect-session-miss":            boolFlag,
-	"-no-ticket":                      boolFlag,
-	"-async":                          boolFlag,
-	"-select-alpn":                    valueFlag,
-	"-decline-alpn":                   boolFlag,
-	"-reject-alpn":                    boolFlag,
-	"-expect-alpn":                    valueFlag,
-	"-expect-no-alpn":                 boolFlag,
-	"-expect-server-name":             valueFlag,
-	"-expect-no-server-name":          boolFlag,
-	"-expect-cipher-aes":              valueFlag,
-	"-expect-cipher-no-aes":           valueFlag,
-	"-expect-extended-master-secret":  boolFlag,
-	"-expect-peer-cert-file":          valueFlag,
-	"-key-update":                     boolFlag,
-	"-expect-verify-result":           boolFlag,
-	"-expect-hrr":                     boolFlag,
-	"-expect-no-hrr":                  boolFlag,
+	"-server":                          boolFlag,
+	"-port":                            valueFlag,
+	"-shim-id":                         valueFlag,
+	"-ipv6":                            boolFlag,
+	"-cert-file":                       valueFlag,
+	"-key-file":                        valueFlag,
+	"-new-x509-credential":             boolFlag,
+	"-signing-prefs":                   listFlag,
+	"-fips-202205":                     boolFlag,
+	"-wpa-202304":                      boolFlag,
+	"-cnsa1-202603":                    boolFlag,
+	"-resume-count":                    valueFlag,
+	"-min-version":                     valueFlag,
+	"-max-version":                     valueFlag,
+	"-no-tls1":                         ignoreBool, // never offered
+	"-no-tls11":                        ignoreBool, // never offered
+	"-no-tls12":                        boolFlag,
+	"-no-tls13":                        boolFlag,
+	"-expect-version":                  valueFlag,
+	"-curves":                          listFlag,
+	"-expect-curve-id":                 valueFlag,
+	"-require-any-client-certificate":  boolFlag,
+	"-verify-peer":                     boolFlag,
+	"-verify-fail":                     boolFlag,
+	"-shim-writes-first":               boolFlag,
+	"-shim-shuts-down":                 boolFlag,
+	"-check-close-notify":              boolFlag,
+	"-expect-session-miss":             boolFlag,
+	"-no-ticket":                       boolFlag,
+	"-async":                           boolFlag,
+	"-select-alpn":                     valueFlag,
+	"-decline-alpn":                    boolFlag,
+	"-reject-alpn":                     boolFlag,
+	"-expect-alpn":                     valueFlag,
+	"-expect-no-alpn":                  boolFlag,
+	"-expect-server-name":              valueFlag,
+	"-expect-no-server-name":           boolFlag,
+	"-expect-cipher-aes":               valueFlag,
+	"-expect-cipher-no-aes":            valueFlag,
+	"-expect-extended-master-secret":   boolFlag,
+	"-expect-peer-cert-file":           valueFlag,
+	"-key-update":                      boolFlag,
+	"-expect-verify-result":            boolFlag,
+	"-expect-peer-signature-algorithm": valueFlag,
+	"-expect-selected-credential":      valueFlag,
+	"-expect-hrr":                      boolFlag,
+	"-expect-no-hrr":                   boolFlag,
 	// A custom verify callback decides as the default one does here: the
 	// shim accepts the chain unless -verify-fail.
 	"-use-custom-verify-callback": ignoreBool,
@@ -138,6 +140,10 @@ type settings struct {
 	expectPeerCertFile string
 	keyUpdate          bool
 	expectVerifyResult bool
+	expectPeerScheme   tlsengine.SignatureScheme
+	expectCred         int // -1: the default credential, i: the i-th -new-x509-credential
+	checkCred          bool
+	certs              []*tlsengine.Certificate // built from creds (config), nil where a credential has no files
 	expectHRR          bool
 	expectNoHRR        bool
 }
@@ -287,6 +293,13 @@ func (s *settings) apply(name, v string) error {
 		s.keyUpdate = true
 	case "-expect-verify-result":
 		s.expectVerifyResult = true
+	case "-expect-peer-signature-algorithm":
+		var p uint16
+		p, err = parseUint16(v)
+		s.expectPeerScheme = tlsengine.SignatureScheme(p)
+	case "-expect-selected-credential":
+		s.expectCred, err = strconv.Atoi(v)
+		s.checkCred = true
 	case "-expect-hrr":
 		s.expectHRR = true
 	case "-expect-no-hrr":

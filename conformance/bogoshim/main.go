@@ -113,7 +113,8 @@ func run(argv []string) error {
 // config builds the tlsengine.Config for one connection.
 func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, error) {
 	cfg := &tlsengine.Config{MinVersion: tlsengine.VersionTLS12, MaxVersion: tlsengine.VersionTLS13}
-	for _, c := range s.creds {
+	s.certs = make([]*tlsengine.Certificate, len(s.creds))
+	for i, c := range s.creds {
 		if c.certFile == "" && c.keyFile == "" {
 			continue
 		}
@@ -132,7 +133,14 @@ func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, err
 		if prefs := s.signingPrefs(c); prefs != nil {
 			cert = cert.WithSignatureSchemes(prefs)
 		}
-		cfg.Certificates = append(cfg.Certificates, cert)
+		s.certs[i] = cert
+	}
+	// bssl_shim tries the -new-x509-credential ones in order, then the
+	// default; tlsengine prefers the first among equals.
+	for _, c := range append(s.certs[1:], s.certs[0]) {
+		if c != nil {
+			cfg.Certificates = append(cfg.Certificates, c)
+		}
 	}
 	if s.minVersion > tlsengine.VersionTLS12 {
 		cfg.MinVersion = tlsengine.VersionTLS13
@@ -218,7 +226,7 @@ func runConnection(s *settings, cfg *tlsengine.Config, resumed bool) error {
 	if _, err := nc.Write(id[:]); err != nil {
 		return err
 	}
-	c := &conn{s: s, e: tlsengine.NewEngine(cfg), nc: nc.(*net.TCPConn)}
+	c := &conn{s: s, cfg: cfg, e: tlsengine.NewEngine(cfg), nc: nc.(*net.TCPConn)}
 	defer c.e.Release()
 	err = c.serve(resumed)
 	if err != nil {
@@ -231,6 +239,7 @@ func runConnection(s *settings, cfg *tlsengine.Config, resumed bool) error {
 // conn is one TLS connection stepped by the shim.
 type conn struct {
 	s     *settings
+	cfg   *tlsengine.Config
 	e     *tlsengine.Engine
 	nc    *net.TCPConn
 	in    []byte // received, not yet consumed by the engine
@@ -457,6 +466,17 @@ func (c *conn) check(resumed bool) error {
 	}
 	if want := s.expectedSuite(); want != 0 && cs.CipherSuite != want {
 		return fmt.Errorf("bogoshim: cipher suite %#04x, want %#04x", cs.CipherSuite, want)
+	}
+	if !cs.DidResume && s.expectPeerScheme != 0 && cs.PeerSignatureScheme != s.expectPeerScheme {
+		return fmt.Errorf("bogoshim: client signed with %#04x, want %#04x", cs.PeerSignatureScheme, s.expectPeerScheme)
+	}
+	if !cs.DidResume && s.checkCred {
+		// Index -1 is the default credential (creds[0]), i the i-th new one.
+		i := s.expectCred + 1
+		if i < 0 || i >= len(s.certs) || s.certs[i] == nil || cs.CertificateIndex < 0 ||
+			c.cfg.Certificates[cs.CertificateIndex] != s.certs[i] {
+			return fmt.Errorf("bogoshim: the handshake did not select credential %d", s.expectCred)
+		}
 	}
 	if s.expectPeerCertFile != "" {
 		return checkPeerCerts(s.expectPeerCertFile, cs.PeerCertificates)
