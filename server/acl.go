@@ -891,11 +891,12 @@ func (a *aclState) appendInfoStats(b []byte) []byte {
 	return infoInt(b, "acl_access_denied_channel", a.deniedChannel.Load())
 }
 
-// userForCertCN maps a verified client certificate's common name to the
-// user of that name (Valkey's tls-auth-clients-user CN): the user when it
-// exists and is on, else nil and the client stays unauthenticated. No
-// password is checked: the certificate is the proof.
-func (a *aclState) userForCertCN(cn string) *aclUser {
+// userForCertName maps a name from a verified client certificate (its
+// common name or a URI SAN, Valkey's tls-auth-clients-user) to the user of
+// that name: the user when it exists and is on, else nil and the client
+// stays unauthenticated. No password is checked: the certificate is the
+// proof.
+func (a *aclState) userForCertName(cn string) *aclUser {
 	if cn == "" {
 		return nil
 	}

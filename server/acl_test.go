@@ -704,11 +704,11 @@ func TestACLUserForCertCN(t *testing.T) {
 		want string
 	}{{"svc", "svc"}, {"off", ""}, {"nosuch", ""}, {"", ""}} {
 		got := ""
-		if u := a.userForCertCN(tc.cn); u != nil {
+		if u := a.userForCertName(tc.cn); u != nil {
 			got = u.name
 		}
 		if got != tc.want {
-			t.Errorf("userForCertCN(%q) = %q, want %q", tc.cn, got, tc.want)
+			t.Errorf("userForCertName(%q) = %q, want %q", tc.cn, got, tc.want)
 		}
 	}
 }

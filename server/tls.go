@@ -5,7 +5,6 @@ import (
 	"net"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,7 +86,9 @@ type TLSOptions struct {
 	AutoReloadInterval int
 	// AuthClientsUser is Valkey's tls-auth-clients-user: "CN" makes a
 	// client whose certificate verified the ACL user named by its common
-	// name (when that user exists and is on), with no AUTH; "off" (the
+	// name (when that user exists and is on), with no AUTH; "URI" the
+	// user named by the first of its URI subject alternative names that
+	// names one (spiffe://example.org/app as a whole); "off" (the
 	// default) leaves it to AUTH.
 	AuthClientsUser string
 	// Config, when set, is used as is instead of the files (tests,
@@ -153,7 +154,7 @@ type tlsState struct {
 	// limits CONFIG SET may change
 	handshakeTimeout atomic.Int64 // seconds
 	maxHandshakes    atomic.Int64
-	userFromCN       atomic.Bool // tls-auth-clients-user CN
+	userFrom         atomic.Uint32 // tls-auth-clients-user: userFromOff, userFromCN or userFromURI
 
 	stats tlsStats
 	logRL rateLimit
@@ -189,13 +190,11 @@ func newTLSState(o TLSOptions, log *zap.Logger) (*tlsState, error) {
 	t := &tlsState{port: o.Port, opts: o, log: log}
 	t.handshakeTimeout.Store(int64(o.HandshakeTimeout))
 	t.maxHandshakes.Store(int64(o.MaxHandshakes))
-	switch strings.ToLower(o.AuthClientsUser) {
-	case "", "off":
-	case "cn":
-		t.userFromCN.Store(true)
-	default:
-		return nil, errors.New("server: tls-auth-clients-user must be CN or off: " + o.AuthClientsUser)
+	mode, ok := parseUserFrom(o.AuthClientsUser)
+	if !ok {
+		return nil, errors.New("server: tls-auth-clients-user must be CN, URI or off: " + o.AuthClientsUser)
 	}
+	t.userFrom.Store(mode)
 	if o.Workers >= 0 {
 		t.pool = newTLSPool(o.Workers, o.WorkerQueue)
 	}
@@ -626,11 +625,9 @@ func (h *handler) tlsEstablished(cs *connState) []byte {
 		t.stats.clientCerts.Add(1)
 		tc.subject = st.VerifiedLeaf.Subject.String()
 		cs.shared.tlsSubject.Store(&tc.subject)
-		if t.userFromCN.Load() {
-			if u := h.s.acl.userForCertCN(st.VerifiedLeaf.Subject.CommonName); u != nil {
-				setUser(&cs.cl, u)
-				cs.cl.authed = true
-			}
+		if u := h.s.userForCert(st.VerifiedLeaf); u != nil {
+			setUser(&cs.cl, u)
+			cs.cl.authed = true
 		}
 	}
 	if ce := h.s.log.Check(zap.DebugLevel, "tls handshake done"); ce != nil {

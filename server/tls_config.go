@@ -147,19 +147,20 @@ var tlsConfigParams = func() []configParam {
 			}),
 		{name: "tls-auth-clients-user",
 			get: func(s *Server) string {
-				if s.tls != nil && s.tls.userFromCN.Load() {
-					return "CN"
+				if s.tls == nil {
+					return "off"
 				}
-				return "off"
+				return userFromNames[s.tls.userFrom.Load()]
 			},
 			set: func(s *Server, v string) string {
-				if msg := oneOf("CN", "off")(v); msg != "" {
+				if msg := oneOf("CN", "URI", "off")(v); msg != "" {
 					return msg
 				}
 				if s.tls == nil {
 					return "TLS is disabled: start the server with tls-port"
 				}
-				s.tls.userFromCN.Store(strings.EqualFold(v, "CN"))
+				mode, _ := parseUserFrom(v)
+				s.tls.userFrom.Store(mode)
 				return ""
 			}},
 		tlsAutoReloadParam,

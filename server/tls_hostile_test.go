@@ -297,6 +297,7 @@ func init() {
 		{"TLSFullWorkerQueueRefusesHandshakes", TestTLSFullWorkerQueueRefusesHandshakes},
 		{"TLSOnlyServerHasNoPlaintextPort", TestTLSOnlyServerHasNoPlaintextPort},
 		{"TLSAuthClientsUserCNLogsInByCertificate", TestTLSAuthClientsUserCNLogsInByCertificate},
+		{"TLSAuthClientsUserURILogsInByURISAN", TestTLSAuthClientsUserURILogsInByURISAN},
 		{"TLSMaxClientsRepliesInsideTheSession", TestTLSMaxClientsRepliesInsideTheSession},
 		{"TLSGroupsP521", TestTLSGroupsP521},
 		{"TLSPartialClientHelloCountsInQueryBuffer", TestTLSPartialClientHelloCountsInQueryBuffer},

@@ -15,6 +15,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -69,6 +70,13 @@ func newTestPKI(t testing.TB) *testPKI {
 // new ECDSA P-256 key.
 func (p *testPKI) issue(t testing.TB, name, cn string, key crypto.Signer) (certFile, keyFile string) {
 	t.Helper()
+	return p.issueWith(t, name, cn, key, nil)
+}
+
+// issueWith is issue with edit applied to the certificate template (nil
+// for none).
+func (p *testPKI) issueWith(t testing.TB, name, cn string, key crypto.Signer, edit func(*x509.Certificate)) (certFile, keyFile string) {
+	t.Helper()
 	if key == nil {
 		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
@@ -83,6 +91,9 @@ func (p *testPKI) issue(t testing.TB, name, cn string, key crypto.Signer) (certF
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	if edit != nil {
+		edit(tmpl)
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, key.Public(), p.caKey)
 	if err != nil {
@@ -591,6 +602,64 @@ func TestTLSAuthClientsUserCNLogsInByCertificate(t *testing.T) {
 	c2 := dialTLS(t, s.TLSAddr(), cfg)
 	if got := tlsDo(t, c2, bufio.NewReader(c2), "GET", "k"); !strings.HasPrefix(got, "-NOAUTH") {
 		t.Errorf("GET with the setting off = %q, want -NOAUTH", got)
+	}
+}
+
+// TestTLSAuthClientsUserURILogsInByURISAN maps a verified certificate's
+// URI subject alternative names to users: the first URI that names an
+// enabled user logs the client in; the CN does not count in URI mode.
+func TestTLSAuthClientsUserURILogsInByURISAN(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{RequirePass: "pw", TLS: TLSOptions{CACertFile: p.caFile, AuthClientsUser: "URI"}})
+	admin := dialRaw(t, s.Addr())
+	for _, cmd := range [][]string{
+		{"AUTH", "pw"},
+		{"ACL", "SETUSER", "spiffe://example.org/app", "on", "nopass", "+@all", "~*"},
+		{"ACL", "SETUSER", "alice", "on", "nopass", "+@all", "~*"},
+	} {
+		if got := admin.do(cmd...); got != "+OK\r\n" {
+			t.Fatalf("%q = %q", cmd, got)
+		}
+	}
+	if got := admin.do("CONFIG", "GET", "tls-auth-clients-user"); got != "*2\r\n$21\r\ntls-auth-clients-user\r\n$3\r\nURI\r\n" {
+		t.Errorf("CONFIG GET tls-auth-clients-user = %q", got)
+	}
+	dialAs := func(cn string, uris ...string) (*tls.Conn, *bufio.Reader) {
+		cert, key := p.issueWith(t, "uri-"+cn, cn, nil, func(c *x509.Certificate) {
+			for _, u := range uris {
+				parsed, err := url.Parse(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.URIs = append(c.URIs, parsed)
+			}
+		})
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := p.clientConfig()
+		cfg.Certificates = []tls.Certificate{pair}
+		c := dialTLS(t, s.TLSAddr(), cfg)
+		return c, bufio.NewReader(c)
+	}
+	c, r := dialAs("alice", "urn:nobody", "spiffe://example.org/app")
+	if got := tlsDo(t, c, r, "ACL", "WHOAMI"); got != "$24\r\nspiffe://example.org/app\r\n" {
+		t.Errorf("ACL WHOAMI with a URI SAN naming a user = %q", got)
+	}
+	c, r = dialAs("alice") // CN names a user, no URI: not logged in
+	if got := tlsDo(t, c, r, "GET", "k"); !strings.HasPrefix(got, "-NOAUTH") {
+		t.Errorf("GET with no URI SAN = %q, want -NOAUTH", got)
+	}
+	if got := admin.do("CONFIG", "SET", "tls-auth-clients-user", "cn"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET tls-auth-clients-user cn = %q", got)
+	}
+	c, r = dialAs("alice", "spiffe://example.org/app")
+	if got := tlsDo(t, c, r, "ACL", "WHOAMI"); got != "$5\r\nalice\r\n" {
+		t.Errorf("ACL WHOAMI in CN mode = %q, want alice", got)
+	}
+	if got := admin.do("CONFIG", "SET", "tls-auth-clients-user", "dns"); !strings.HasPrefix(got, "-ERR") {
+		t.Errorf("CONFIG SET tls-auth-clients-user dns = %q, want an error", got)
 	}
 }
 

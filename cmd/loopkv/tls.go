@@ -23,7 +23,7 @@ var tlsDefaults = settings{
 	"tls-ca-cert-dir": "", "tls-auth-clients": "", "tls-protocols": "TLSv1.2 TLSv1.3",
 	"tls-ciphersuites": "", "tls-ciphers": "", "tls-groups": "", "tls-session-caching": "yes",
 	"tls-session-cache-timeout": "300", "tls-handshake-timeout": "10", "tls-max-handshakes": "1024",
-	"tls-auth-clients-user":    "off", // Valkey's: CN logs a verified client in as the user its CN names
+	"tls-auth-clients-user":    "off", // Valkey's: CN or URI logs a verified client in as the user its CN or a URI SAN names
 	"tls-auto-reload-interval": "0",   // Valkey's: seconds between checks of the TLS files; 0 never
 }
 
