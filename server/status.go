@@ -29,6 +29,8 @@ func statusError(st store.Status) string {
 		return errHashNotFloat
 	case store.NaNOrInfValue:
 		return errNaNOrInfValue
+	case store.OutOfRange:
+		return "ERR index out of range"
 	}
 	return errSyntax
 }

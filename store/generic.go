@@ -171,6 +171,11 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 func (k *kv) copyFrom(key []byte, src *kv) {
 	b := src.rec()
 	typ, e, at := recType(b), recEnc(b), recExpire(b)
+	if typ == TypeList {
+		k.create(key, typ, e, src.val(), 0, at)
+		k.listCloneFrom(src)
+		return
+	}
 	if e != EncHashtable {
 		k.create(key, typ, e, src.val(), 0, at)
 		return

@@ -151,8 +151,12 @@ func (t *keyTable) unlinkRec(r ref, sbits uint, dropValue bool) {
 	}
 	t.slotAdd(KeySlot(recKeyOf(b)), sbits, -1)
 	t.keys.unlink(&t.a, r, h)
-	if dropValue && recEnc(b) == EncHashtable {
+	switch {
+	case !dropValue:
+	case recEnc(b) == EncHashtable:
 		t.dropObj(int(le.Uint32(recVal(b))))
+	case recType(b) == TypeList:
+		t.listFree(recVal(b))
 	}
 	t.freeRec(r, b)
 }

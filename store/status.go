@@ -19,6 +19,7 @@ const (
 	HashNotInteger               // a hash field's value is not an integer (HINCRBY)
 	HashNotFloat                 // a hash field's value is not a valid float (HINCRBYFLOAT)
 	NaNOrInfValue                // the float argument is NaN or Infinity (HINCRBYFLOAT)
+	OutOfRange                   // a list index is out of range (LSET)
 )
 
 var statusNames = [...]string{
@@ -36,6 +37,7 @@ var statusNames = [...]string{
 	HashNotInteger: "HashNotInteger",
 	HashNotFloat:   "HashNotFloat",
 	NaNOrInfValue:  "NaNOrInfValue",
+	OutOfRange:     "OutOfRange",
 }
 
 // String returns the status's name.
