@@ -52,14 +52,14 @@ const (
 // (it never does while it is a list: the header's size is fixed).
 type listHdr []byte
 
-func (h listHdr) head() ref       { return ref(le.Uint32(h[lhHead:])) }
-func (h listHdr) tail() ref       { return ref(le.Uint32(h[lhTail:])) }
-func (h listHdr) count() int      { return int(le.Uint64(h[lhCount:])) }
-func (h listHdr) nodes() int      { return int(le.Uint32(h[lhNodes:])) }
-func (h listHdr) setHead(r ref)   { le.PutUint32(h[lhHead:], uint32(r)) }
-func (h listHdr) setTail(r ref)   { le.PutUint32(h[lhTail:], uint32(r)) }
-func (h listHdr) addCount(d int)  { le.PutUint64(h[lhCount:], uint64(h.count()+d)) }
-func (h listHdr) addNodes(d int)  { le.PutUint32(h[lhNodes:], uint32(h.nodes()+d)) }
+func (h listHdr) head() ref      { return ref(le.Uint32(h[lhHead:])) }
+func (h listHdr) tail() ref      { return ref(le.Uint32(h[lhTail:])) }
+func (h listHdr) count() int     { return int(le.Uint64(h[lhCount:])) }
+func (h listHdr) nodes() int     { return int(le.Uint32(h[lhNodes:])) }
+func (h listHdr) setHead(r ref)  { le.PutUint32(h[lhHead:], uint32(r)) }
+func (h listHdr) setTail(r ref)  { le.PutUint32(h[lhTail:], uint32(r)) }
+func (h listHdr) addCount(d int) { le.PutUint64(h[lhCount:], uint64(h.count()+d)) }
+func (h listHdr) addNodes(d int) { le.PutUint32(h[lhNodes:], uint32(h.nodes()+d)) }
 func (h listHdr) end(e ListEnd) ref {
 	if e == ListHead {
 		return h.head()
@@ -76,8 +76,8 @@ func (k *kv) listCreate(key []byte) {
 }
 
 // node accessors; b is a.at(node ref).
-func nodePrev(b []byte) ref      { return ref(le.Uint32(b[lnPrev:])) }
-func nodeNext(b []byte) ref      { return ref(le.Uint32(b[lnNext:])) }
+func nodePrev(b []byte) ref       { return ref(le.Uint32(b[lnPrev:])) }
+func nodeNext(b []byte) ref       { return ref(le.Uint32(b[lnNext:])) }
 func setNodePrev(b []byte, r ref) { le.PutUint32(b[lnPrev:], uint32(r)) }
 func setNodeNext(b []byte, r ref) { le.PutUint32(b[lnNext:], uint32(r)) }
 func nodeCap(b []byte) int {
