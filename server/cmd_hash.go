@@ -3,6 +3,8 @@ package server
 import (
 	"math"
 
+	"go.uber.org/zap"
+
 	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
 )
@@ -173,9 +175,10 @@ func cmdHRandField(c *cmdCtx) {
 }
 
 // hrandFieldCount replies to HRANDFIELD with a count. A negative count
-// asks for that many entries whatever the hash's size; a reply that
-// cannot fit the output buffer limit closes the client, as Redis does once
-// its output passes the limit, without building it.
+// asks for that many entries whatever the hash's size: a reply that cannot
+// fit the output buffer limit closes the client without being built, as
+// Redis closes a client once its output passes the limit, and a long one
+// is drawn randChunk entries per hold of the shard lock.
 func hrandFieldCount(c *cmdCtx, count int64, withValues bool) {
 	limit := c.srv.cfg.outBufLimit.Load()
 	if limit <= 0 || limit > maxRandReply {
@@ -192,29 +195,57 @@ func hrandFieldCount(c *cmdCtx, count int64, withValues bool) {
 		}
 	}
 	if count < 0 && -count > limit/minEntry {
-		c.outputLimitClose(limit)
+		c.outputLimitClose()
 		return
 	}
 	mark := len(c.out)
-	var st store.Status
-	c.out, st = c.store.HRandFieldCount(c.db(), c.args[1], c.now, count, withValues, int(limit), c.out, r)
-	switch st {
-	case store.OK:
-	case store.NotFound:
-		c.arrayLen(0)
-	case store.TooLarge:
-		c.out = c.out[:mark]
-		c.outputLimitClose(limit)
-	default:
-		c.errReply(statusError(st))
+	if count >= -randChunk {
+		hrandChunk(c, count, withValues, limit, mark, r, true)
+		return
 	}
+	head := r.Head
+	r.Head = func(dst []byte, _ int) []byte { return head(dst, int(-count)) }
+	for left := -count; left > 0; left -= randChunk {
+		if !hrandChunk(c, -min(left, randChunk), withValues, limit, mark, r, left == -count) {
+			return
+		}
+		r.Head = noHead
+	}
+}
+
+// randChunk is how many entries of HRANDFIELD with a negative count are
+// drawn under one hold of the shard lock.
+const randChunk = 4096
+
+func noHead(dst []byte, _ int) []byte { return dst }
+
+// hrandChunk appends count entries (all of them for a positive count) and
+// reports whether the reply goes on. The first chunk answers a missing key
+// or a wrong type; a later one that finds the hash gone, or any chunk past
+// the limit of limit bytes since mark, drops the reply and the client.
+func hrandChunk(c *cmdCtx, count int64, withValues bool, limit int64, mark int, r store.PairReply, first bool) bool {
+	var st store.Status
+	c.out, st = c.store.HRandFieldCount(c.db(), c.args[1], c.now, count, withValues, int(limit)-(len(c.out)-mark), c.out, r)
+	switch {
+	case st == store.OK:
+		return true
+	case first && st == store.NotFound:
+		c.arrayLen(0)
+	case first && st != store.TooLarge:
+		c.errReply(statusError(st))
+	default:
+		c.out = c.out[:mark]
+		c.outputLimitClose()
+	}
+	return false
 }
 
 // outputLimitClose closes the client for a reply past the output buffer
 // limit, as flush does for replies already built.
-func (c *cmdCtx) outputLimitClose(limit int64) {
+func (c *cmdCtx) outputLimitClose() {
 	if c.srv.log != nil {
-		c.srv.log.Warn("client scheduled to be closed for overcoming of output buffer limits")
+		c.srv.log.Warn("client scheduled to be closed for overcoming of output buffer limits",
+			zap.Uint64("conn", c.cl.id))
 	}
 	c.cl.quit = true
 }

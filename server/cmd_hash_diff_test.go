@@ -372,6 +372,17 @@ func TestHashRandFieldHugeCountsAreBounded(t *testing.T) {
 	if !ours.cl.quit || len(out) != 0 {
 		t.Errorf("HRANDFIELD g -100000 past a 1 MiB limit: quit %v, %d bytes", ours.cl.quit, len(out))
 	}
+	// past randChunk: drawn in chunks, one header, every entry
+	ours.cl.quit = false
+	for _, proto := range []int{2, 3} {
+		ours.cl.proto = proto
+		nd, rest := diffParseNode(ours.do(t, []string{"HRANDFIELD", "h", "-10000", "WITHVALUES"}))
+		want := map[int]int{2: 20000, 3: 10000}[proto]
+		if ours.cl.quit || len(rest) != 0 || len(nd.kids) != want || nd.head != "*"+strconv.Itoa(want) {
+			t.Errorf("RESP%d HRANDFIELD h -10000 WITHVALUES: header %s, %d elements, want %d", proto, nd.head, len(nd.kids), want)
+		}
+	}
+	ours.cl.proto = 2
 	ours.cl.quit = false
 	out = ours.do(t, []string{"HRANDFIELD", "g", "-100"})
 	if ours.cl.quit || !bytes.HasPrefix(out, []byte("*100\r\n")) {
