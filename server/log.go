@@ -78,6 +78,17 @@ func newLogger(c LogConfig, stderr *os.File) (*zap.Logger, error) {
 
 var errLogFormat = errors.New("log-format: must be console or json")
 
+// The log settings are immutable, as in Redis: CONFIG GET reports them.
+func init() {
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	configParams = append(configParams,
+		configParam{name: "logfile", get: func(s *Server) string { return s.opts.Log.File }},
+		configParam{name: "syslog-enabled", get: func(s *Server) string { return yesNo[s.opts.Log.Syslog] }},
+		configParam{name: "syslog-ident", get: func(s *Server) string { return s.opts.Log.SyslogIdent }},
+		configParam{name: "syslog-facility", get: func(s *Server) string { return strings.ToLower(s.opts.Log.SyslogFacility) }},
+	)
+}
+
 // logEncoder is the encoder for format: console (coloured levels on a
 // terminal) or JSON, with ISO 8601 times unless withTime is false (syslog
 // stamps its own).

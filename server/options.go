@@ -46,6 +46,9 @@ type Options struct {
 	Logger *zap.Logger
 	// Level, when set, is changed by CONFIG SET loglevel.
 	Level *zap.AtomicLevel
+	// Log is how Logger was built (NewLogger), for CONFIG GET logfile,
+	// syslog-enabled, syslog-ident and syslog-facility; its Level is unused.
+	Log LogConfig
 	// Store is the keyspace; nil means a new one with Databases databases.
 	Store *store.Store
 	// Limits are the encoding conversion thresholds (hash-max-listpack-entries

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLogfileDirectiveLogsJSONToTheFile runs the daemon with redis.conf's
 // logfile directive: its startup and shutdown lines go to that file as
-// JSON (not a terminal), nothing is lost at exit.
+// JSON (not a terminal), nothing is lost at exit, and CONFIG GET reports
+// the settings.
 func TestLogfileDirectiveLogsJSONToTheFile(t *testing.T) {
 	dir := t.TempDir()
 	logPath, conf := filepath.Join(dir, "loopkv.log"), filepath.Join(dir, "loopkv.conf")
@@ -27,6 +31,15 @@ func TestLogfileDirectiveLogsJSONToTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	r := bufio.NewReader(c)
+	fmt.Fprint(c, "CONFIG GET logfile\r\nCONFIG GET syslog-enabled\r\n")
+	want := fmt.Sprintf("*2\r\n$7\r\nlogfile\r\n$%d\r\n%s\r\n", len(logPath), logPath) +
+		"*2\r\n$14\r\nsyslog-enabled\r\n$2\r\nno\r\n"
+	got := make([]byte, len(want))
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(r, got); err != nil || string(got) != want {
+		t.Errorf("CONFIG GET logfile, syslog-enabled = %q, %v; want %q", got, err, want)
+	}
 	shutdownAndWait(t, c, done)
 	b, err := os.ReadFile(logPath)
 	if err != nil {

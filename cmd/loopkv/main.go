@@ -85,7 +85,7 @@ func run(args []string) error {
 		return err
 	}
 	opts.ConfigFile = configFile
-	log, err := newLogger(cfg, level)
+	log, err := newLogger(cfg, level, &opts.Log)
 	if err != nil {
 		return err
 	}
@@ -236,9 +236,10 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	return o, zap.NewAtomicLevelAt(lvl), errors.Join(errs...)
 }
 
-// newLogger builds the logger the log settings describe.
-func newLogger(cfg settings, level zap.AtomicLevel) (*zap.Logger, error) {
-	c := server.LogConfig{Level: level, Format: cfg["log-format"], File: cfg["logfile"],
+// newLogger builds the logger the log settings describe, which it stores
+// in c.
+func newLogger(cfg settings, level zap.AtomicLevel, c *server.LogConfig) (*zap.Logger, error) {
+	*c = server.LogConfig{Level: level, Format: cfg["log-format"], File: cfg["logfile"],
 		SyslogIdent: cfg["syslog-ident"], SyslogFacility: cfg["syslog-facility"]}
 	switch strings.ToLower(cfg["syslog-enabled"]) {
 	case "yes":
@@ -247,7 +248,7 @@ func newLogger(cfg settings, level zap.AtomicLevel) (*zap.Logger, error) {
 	default:
 		return nil, fmt.Errorf("syslog-enabled: must be yes or no: %q", cfg["syslog-enabled"])
 	}
-	return server.NewLogger(c)
+	return server.NewLogger(*c)
 }
 
 func sortedKeys(m settings) []string {
