@@ -224,6 +224,9 @@ func TestNewIsEmpty(t *testing.T) {
 	if Find(lp, First(lp), []byte("a"), 0) != -1 {
 		t.Fatal("Find in an empty listpack")
 	}
+	if !SafeToAdd(lp, MaxSafeSize-EmptySize) || SafeToAdd(lp, MaxSafeSize-EmptySize+1) {
+		t.Fatal("SafeToAdd does not stop at 1 GiB")
+	}
 }
 
 func TestSeekNegativeIndexes(t *testing.T) {
