@@ -72,8 +72,10 @@
 // needed; KeyUpdate(requestPeer) and CloseNotify queue control records
 // that the next AppendOutput or BeginRecord emits; ConnectionState reports
 // version, suite, group, SNI, ALPN, resumption, the certificate chosen (its index), the
-// verified client leaf and the client's signature scheme; ReleaseIdle sheds
-// the AEADs of an idle connection; Release zeroes the keys and secrets.
+// verified client leaf and the client's signature scheme; Buffered reports
+// the bytes of a partial handshake message held (a ClientHello may reach
+// 128 KiB: count them against a handshake budget); ReleaseIdle sheds the
+// AEADs of an idle connection; Release zeroes the keys and secrets.
 // Certificate.WithSignatureSchemes limits and orders what a certificate
 // signs with.
 package tlsengine
