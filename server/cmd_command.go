@@ -5,9 +5,20 @@ import "strings"
 // COMMAND and its subcommands: COUNT, INFO, DOCS, LIST, GETKEYS,
 // GETKEYSANDFLAGS, HELP. Every reply is printed from the command spec
 // (cmd_spec.go); the layout is Redis 7.0's (server.c, addReplyCommandInfo
-// and addReplyCommandDocs). Redis lists commands and subcommands in its
-// hash tables' order, which changes from run to run; loopkv lists them by
-// name.
+// and addReplyCommandDocs), and cmd_command_test.go compares every row's
+// COMMAND INFO and COMMAND DOCS with redis-server 7.0's byte for byte, in
+// RESP2 and RESP3. What differs, and why:
+//
+//   - Order. Redis lists commands and subcommands in its hash tables'
+//     order, which changes from run to run (COMMAND, COMMAND INFO and DOCS
+//     without names, COMMAND LIST, ACL CAT, a container's subcommands);
+//     loopkv lists them by name.
+//   - Subcommands loopkv lacks. A container lists only loopkv's
+//     subcommands (CLIENT has no PAUSE, TRACKING, ...), so its entry is
+//     shorter than Redis's.
+//   - CLIENT SETINFO and CLIENT NO-TOUCH are Redis 7.2 subcommands, which
+//     7.0.15 does not have; their rows follow 7.2's COMMAND INFO and DOCS.
+//   - COMMAND COUNT counts loopkv's commands.
 
 // cmdCommand is COMMAND alone: COMMAND INFO of every command. A container
 // row needs no handler, but COMMAND also runs without a subcommand.
