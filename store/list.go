@@ -228,9 +228,8 @@ func (k *kv) listPop(e ListEnd, fn func(elem []byte)) {
 	if e == ListTail {
 		off = listpack.Last(lp)
 	}
-	var scratch [20]byte
 	if fn != nil {
-		fn(listpack.Value(lp, off, scratch[:0]))
+		fn(listpack.Value(lp, off, k.sh.num[0][:0]))
 	}
 	lp = listpack.Delete(lp, off, 1)
 	h.addCount(-1)
@@ -336,9 +335,10 @@ func (k *kv) listPrev(p listPos) (listPos, bool) {
 	return listPos{}, false
 }
 
-// listGet returns the element at p, formatting an integer into scratch.
-func (k *kv) listGet(p listPos, scratch []byte) []byte {
-	return listpack.Value(nodeLP(k.t.a.at(p.node)), p.off, scratch)
+// listGet returns the element at p, an integer formatted into the shard's
+// num buffer: valid until the next listGet.
+func (k *kv) listGet(p listPos) []byte {
+	return listpack.Value(nodeLP(k.t.a.at(p.node)), p.off, k.sh.num[0][:0])
 }
 
 // listDelete deletes the element at p and returns the position of the one
@@ -397,8 +397,7 @@ func (k *kv) listInsert(p listPos, elem []byte, after bool, fill int) {
 		nlp := nodeLP(nb)
 		lp = nodeLP(a.at(p.node))
 		for o := off; lp[o] != 0xff; o += listpack.EntrySize(lp, o) {
-			var scratch [20]byte
-			nlp = listpack.AppendString(nlp, listpack.Value(lp, o, scratch[:0]))
+			nlp = listpack.AppendString(nlp, listpack.Value(lp, o, k.sh.num[0][:0]))
 		}
 		listpack.Delete(lp, off, listpack.Len(lp))
 		k.linkNode(nr, p.node)
@@ -429,12 +428,12 @@ func (k *kv) listInsert(p listPos, elem []byte, after bool, fill int) {
 func (k *kv) listEach(rev bool, fn func(elem []byte) bool) {
 	a := &k.t.a
 	h := k.listHdr()
-	var scratch [20]byte
+	scratch := k.sh.num[0][:0]
 	if !rev {
 		for r := h.head(); r != noRef; r = nodeNext(a.at(r)) {
 			lp := nodeLP(a.at(r))
 			for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, off) {
-				if !fn(listpack.Value(lp, off, scratch[:0])) {
+				if !fn(listpack.Value(lp, off, scratch)) {
 					return
 				}
 			}
@@ -444,7 +443,7 @@ func (k *kv) listEach(rev bool, fn func(elem []byte) bool) {
 	for r := h.tail(); r != noRef; r = nodePrev(a.at(r)) {
 		lp := nodeLP(a.at(r))
 		for off := listpack.Last(lp); off >= 0; off = listpack.Prev(lp, off) {
-			if !fn(listpack.Value(lp, off, scratch[:0])) {
+			if !fn(listpack.Value(lp, off, scratch)) {
 				return
 			}
 		}

@@ -99,8 +99,7 @@ func (s *Store) LIndex(db int, key []byte, index int64, now int64, dst []byte, e
 	if !ok {
 		return dst, NotFound
 	}
-	var scratch [20]byte
-	return enc(dst, k.listGet(p, scratch[:0])), OK
+	return enc(dst, k.listGet(p)), OK
 }
 
 // clampIndex keeps a client's index within int range for listSeek; any
@@ -161,9 +160,8 @@ func (s *Store) LRange(db int, key []byte, start, stop int64, now int64, dst []b
 		return dst, OK
 	}
 	p, _ := k.listSeek(first)
-	var scratch [20]byte
 	for i := 0; i < n; i++ {
-		dst = enc(dst, k.listGet(p, scratch[:0]))
+		dst = enc(dst, k.listGet(p))
 		if i+1 < n {
 			p, _ = k.listNext(p)
 		}
@@ -198,11 +196,10 @@ func (s *Store) LRem(db int, key []byte, count int64, elem []byte, now int64) (i
 		return 0, okIfMissing(st)
 	}
 	removed := 0
-	var scratch [20]byte
 	if count >= 0 {
 		p, ok := k.listSeek(0)
 		for ok && (count == 0 || int64(removed) < count) {
-			if bytes.Equal(k.listGet(p, scratch[:0]), elem) {
+			if bytes.Equal(k.listGet(p), elem) {
 				p, ok = k.listDelete(p)
 				removed++
 				continue
@@ -212,7 +209,7 @@ func (s *Store) LRem(db int, key []byte, count int64, elem []byte, now int64) (i
 	} else {
 		p, ok := k.listSeek(-1)
 		for ok && int64(removed) < -count {
-			if bytes.Equal(k.listGet(p, scratch[:0]), elem) {
+			if bytes.Equal(k.listGet(p), elem) {
 				prev, pok := k.listPrev(p)
 				var pnode ref
 				if pok {
@@ -246,9 +243,8 @@ func (s *Store) LInsert(db int, key []byte, after bool, pivot, elem []byte, now 
 	if st != OK {
 		return 0, okIfMissing(st)
 	}
-	var scratch [20]byte
 	for p, ok := k.listSeek(0); ok; p, ok = k.listNext(p) {
-		if bytes.Equal(k.listGet(p, scratch[:0]), pivot) {
+		if bytes.Equal(k.listGet(p), pivot) {
 			k.listInsert(p, elem, after, s.listFill())
 			return k.listHdr().count(), OK
 		}
@@ -278,7 +274,6 @@ func (s *Store) LPos(db int, key, elem []byte, o LPosOptions, now int64, fn func
 		skip = -skip
 	}
 	skip--
-	var scratch [20]byte
 	matches, idx := 0, 0
 	var p listPos
 	var ok bool
@@ -288,7 +283,7 @@ func (s *Store) LPos(db int, key, elem []byte, o LPosOptions, now int64, fn func
 		p, ok = k.listSeek(0)
 	}
 	for ; ok && (o.MaxLen == 0 || int64(idx) < o.MaxLen); idx++ {
-		if bytes.Equal(k.listGet(p, scratch[:0]), elem) {
+		if bytes.Equal(k.listGet(p), elem) {
 			if skip > 0 {
 				skip--
 			} else {
@@ -333,12 +328,12 @@ func (s *Store) LMove(db int, src, dst []byte, from, to ListEnd, now int64, out 
 	if st := kd.check(TypeList); st != OK {
 		return out, st
 	}
-	var buf [64]byte
-	var el []byte
+	sh := ks.sh
 	ks.listPop(from, func(e []byte) {
-		el = append(buf[:0], e...) // a copy: the push below may reuse the chunk
+		sh.moving = append(sh.moving[:0], e...) // a copy: the push below may reuse the chunk
 		out = enc(out, e)
 	})
+	el := sh.moving
 	if ks.listHdr().count() == 0 {
 		ks.del()
 	}

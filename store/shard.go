@@ -41,7 +41,9 @@ type shard struct {
 	// num holds integers of compact values formatted for a reply, so that
 	// a view passed to an EncodeFunc does not make a stack buffer escape
 	num [2][20]byte
-	_   [64]byte
+	// moving holds a copy of an element that moves between values (LMOVE)
+	moving []byte
+	_      [64]byte
 }
 
 // keyTable is one database's part of one shard.
