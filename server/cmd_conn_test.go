@@ -35,7 +35,8 @@ var connDiffAuthCases = []struct {
 	name string
 	cmds []string
 }{
-	{"noauth", []string{"PING", "ECHO x", "FOO", "GET", "SELECT 1", "CLIENT ID", "CONFIG GET save", "HELLO 3", "HELLO 3 AUTH default wrong",
+	{"noauth", []string{"PING", "ECHO x", "FOO", "GET", "SELECT 1", "CLIENT ID", "CONFIG GET save",
+		"CLIENT FOO", "CLIENT", "CONFIG GET", "CONFIG NOSUCH x", "COMMAND GETKEYS GET k", "HELLO 3", "HELLO 3 AUTH default wrong",
 		"HELLO 3 AUTH other secret", "AUTH wrong", "AUTH default wrong", "AUTH other secret", "PING", "AUTH secret", "PING", "RESET", "PING",
 		"AUTH default secret", "PING"}},
 }

@@ -133,3 +133,22 @@ func FuzzCommandKeys(f *testing.F) {
 		}
 	})
 }
+
+// Dispatch finds commands and subcommands, any case, without allocating.
+func TestResolveCommandAllocatesNothing(t *testing.T) {
+	for _, tt := range []struct{ line, full string }{
+		{"GET k", "get"}, {"get k", "get"}, {"CONFIG GET maxmemory", "config|get"}, {"client ID", "client|id"},
+		{"Command Count", "command|count"}, {"COMMAND", "command"}, {"OBJECT ENCODING k", "object|encoding"},
+	} {
+		var args [][]byte
+		for _, f := range strings.Fields(tt.line) {
+			args = append(args, []byte(f))
+		}
+		if cmd, msg := resolveCommand(args); cmd == nil || cmd.full != tt.full {
+			t.Fatalf("%s: %v %q, want %s", tt.line, cmd, msg, tt.full)
+		}
+		if n := testing.AllocsPerRun(100, func() { resolveCommand(args) }); n != 0 {
+			t.Errorf("%s: %v allocs, want 0", tt.line, n)
+		}
+	}
+}
