@@ -490,41 +490,39 @@ func inter(sets []kv, limit int, fn func(m []byte)) int {
 
 // SUnion calls fn with each member of the union of the sets at keys.
 func (s *Store) SUnion(db int, keys [][]byte, now int64, fn func(m []byte)) Status {
-	return s.unionDiff(db, nil, keys, now, false, fn)
+	_, st := s.unionDiff(db, nil, keys, now, false, fn)
+	return st
 }
 
 // SDiff calls fn with each member of the first set at keys that is in
 // none of the others.
 func (s *Store) SDiff(db int, keys [][]byte, now int64, fn func(m []byte)) Status {
-	return s.unionDiff(db, nil, keys, now, true, fn)
+	_, st := s.unionDiff(db, nil, keys, now, true, fn)
+	return st
 }
 
 // SUnionStore stores the union of the sets at keys in dst, replacing any
 // value, or deletes dst when it is empty, and returns its size.
 func (s *Store) SUnionStore(db int, dst []byte, keys [][]byte, now int64) (int, Status) {
-	n := 0
-	st := s.unionDiff(db, dst, keys, now, false, func([]byte) { n++ })
-	return n, st
+	return s.unionDiff(db, dst, keys, now, false, nil)
 }
 
 // SDiffStore is SUnionStore for the difference.
 func (s *Store) SDiffStore(db int, dst []byte, keys [][]byte, now int64) (int, Status) {
-	n := 0
-	st := s.unionDiff(db, dst, keys, now, true, func([]byte) { n++ })
-	return n, st
+	return s.unionDiff(db, dst, keys, now, true, nil)
 }
 
 // unionDiff is sunionDiffGenericCommand: it builds the result as Redis
 // does, in a set that starts as an intset (so that a stored result has
-// Redis's encoding), then stores it in dst when dst is not nil and calls fn
-// with each member (an intset's in increasing order).
-func (s *Store) unionDiff(db int, dst []byte, keys [][]byte, now int64, diff bool, fn func(m []byte)) Status {
+// Redis's encoding), then stores it in dst when dst is not nil, or calls fn
+// with each member (an intset's in increasing order), and returns its size.
+func (s *Store) unionDiff(db int, dst []byte, keys [][]byte, now int64, diff bool, fn func(m []byte)) (int, Status) {
 	var m shardSet
 	s.lockSets(&m, dst, keys)
 	defer s.unlockSet(&m)
 	sets, st := s.openSets(db, keys, now)
 	if st != OK {
-		return st
+		return 0, st
 	}
 	t := newTmpSet(s.limitsNow())
 	switch {
@@ -570,10 +568,10 @@ func (s *Store) unionDiff(db int, dst []byte, keys [][]byte, now int64, diff boo
 		}
 	}
 	if dst != nil {
-		s.storeSet(db, dst, now, &t)
+		return s.storeSet(db, dst, now, &t), OK
 	}
 	t.each(func(m []byte) bool { fn(m); return true })
-	return OK
+	return t.len(), OK
 }
 
 func sizeOf(k *kv) int {
