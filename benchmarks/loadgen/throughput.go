@@ -247,7 +247,7 @@ func (s *steady) closeAll() {
 }
 
 // progress prints a line to w every second until the returned func is
-// called; nil w prints nothing.
+// called, with the run's length when total > 0; nil w prints nothing.
 func progress(w io.Writer, mode string, total time.Duration, count *atomic.Int64) func() {
 	if w == nil {
 		return func() {}
@@ -267,7 +267,11 @@ func progress(w io.Writer, mode string, total time.Duration, count *atomic.Int64
 			case now := <-tick.C:
 				n := count.Load()
 				rate := float64(n-last) / now.Sub(lastT).Seconds()
-				fmt.Fprintf(w, "%s: %5.1fs/%v  total %d  %.0f/s\n", mode, now.Sub(t0).Seconds(), total, n, rate)
+				of := ""
+				if total > 0 {
+					of = "/" + total.String()
+				}
+				fmt.Fprintf(w, "%s: %5.1fs%s  total %d  %.0f/s\n", mode, now.Sub(t0).Seconds(), of, n, rate)
 				last, lastT = n, now
 			}
 		}
