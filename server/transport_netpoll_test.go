@@ -241,7 +241,11 @@ func TestNetpollPeerResetsDoNotFloodTheLog(t *testing.T) {
 		_, _ = io.WriteString(c, "*1\r\n$4\r\nPI")
 		c.Close()
 	}
-	waitFor(t, func() bool { return s.connected.Load() == 0 }, "the reset clients to be forgotten")
+	// The dials return before the loops accept: wait for the resets to be
+	// seen, not only for no client to be connected.
+	waitFor(t, func() bool {
+		return s.connected.Load() == 0 && len(logs.FilterMessageSnippet("peer closed").All()) > 0
+	}, "the reset clients to be seen and forgotten")
 	resets := len(logs.FilterMessageSnippet("peer closed").All())
 	warns := len(logs.FilterLevelExact(zapcore.WarnLevel).All())
 	t.Logf("%d resets logged at Debug, %d Warn lines", resets, warns)
