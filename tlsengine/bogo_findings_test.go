@@ -246,3 +246,54 @@ func TestBoGoConnectionStateCertificateAndPeerScheme(t *testing.T) {
 		}
 	}
 }
+
+// Config.ClientSignatureSchemes is what CertificateRequest advertises and
+// what a client CertificateVerify may use: in TLS 1.3 the list as given
+// (PKCS #1 v1.5 advertised but not accepted), in TLS 1.2 those of the
+// suite's hash. A P-256
+// client key then signs when ecdsa_secp256r1_sha256 is listed; when only
+// ecdsa_secp384r1_sha384 is, crypto/tls refuses to sign and the handshake
+// fails. (BoGo's -verify-prefs sets it.)
+func TestBoGoClientSignatureSchemes(t *testing.T) {
+	p := loadPKI(t)
+	for _, tt := range []struct {
+		vers      uint16
+		schemes   []SignatureScheme
+		advertise []tls.SignatureScheme
+		ok        bool
+	}{
+		{tls.VersionTLS13, []SignatureScheme{PSSWithSHA256, ECDSAWithP256AndSHA256, PKCS1WithSHA256},
+			[]tls.SignatureScheme{tls.PSSWithSHA256, tls.ECDSAWithP256AndSHA256, tls.PKCS1WithSHA256}, true},
+		{tls.VersionTLS13, []SignatureScheme{ECDSAWithP384AndSHA384}, []tls.SignatureScheme{tls.ECDSAWithP384AndSHA384}, false},
+		{tls.VersionTLS12, []SignatureScheme{PKCS1WithSHA256, ECDSAWithP384AndSHA384, ECDSAWithP256AndSHA256},
+			[]tls.SignatureScheme{tls.PKCS1WithSHA256, tls.ECDSAWithP256AndSHA256}, true},
+		// Nothing of the suite's hash is listed: the suite's list goes out
+		// (an empty one is malformed) and every signature is refused.
+		{tls.VersionTLS12, []SignatureScheme{ECDSAWithP384AndSHA384},
+			[]tls.SignatureScheme{tls.ECDSAWithP256AndSHA256, tls.PSSWithSHA256, tls.PKCS1WithSHA256}, false},
+	} {
+		cfg := &Config{Certificates: []*Certificate{p.p256}, ClientAuth: RequireClientCert, ClientCAs: p.pool,
+			ClientSignatureSchemes: tt.schemes, MinVersion: VersionTLS12}
+		cc := clientConfig(p)
+		cc.MinVersion, cc.MaxVersion = tt.vers, tt.vers
+		cc.CipherSuites = []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256} // TLS 1.2: a SHA-256 suite
+		var advertised []tls.SignatureScheme
+		c := p.client
+		cc.GetClientCertificate = func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			advertised = cri.SignatureSchemes
+			return &c, nil
+		}
+		r, serr, e := runInterop(t, cfg, cc, feedWhole, echoMsgs[:1])
+		name := fmt.Sprintf("version %x schemes %v", tt.vers, tt.schemes)
+		if !slices.Equal(advertised, tt.advertise) {
+			t.Errorf("%s: CertificateRequest lists %v, want %v", name, advertised, tt.advertise)
+		}
+		if tt.ok {
+			if wantOK(t, name, r, serr) && e.ConnectionState().PeerSignatureScheme != ECDSAWithP256AndSHA256 {
+				t.Errorf("%s: client signed with %v", name, e.ConnectionState().PeerSignatureScheme)
+			}
+		} else if r.err == nil || serr == nil {
+			t.Errorf("%s: client %v server %v, want both to fail", name, r.err, serr)
+		}
+	}
+}

@@ -55,6 +55,11 @@ type Config struct {
 	AsyncSign func(scheme SignatureScheme) bool
 	// AsyncVerify makes client chain verification stop with StatusWantVerify.
 	AsyncVerify bool
+	// ClientSignatureSchemes, when set, is what CertificateRequest
+	// advertises, in this order, and limits the schemes a client's
+	// CertificateVerify may use to those of them tlsengine verifies
+	// (client_schemes.go); nil means ECDSA, Ed25519 and RSA-PSS.
+	ClientSignatureSchemes []SignatureScheme
 	// RecordSizeLimit is advertised to clients that send record_size_limit
 	// (RFC 8449) and enforced on what they send; 0 means 2^14+1.
 	RecordSizeLimit uint16

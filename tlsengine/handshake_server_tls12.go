@@ -285,9 +285,10 @@ func (e *Engine) sendServerKeyExchange12(sig []byte) (state, error) {
 	b := skx.appendTo(make([]byte, 0, 1024))
 	if e.cfg.ClientAuth != NoClientCert {
 		hs.certRequested = true
+		advertise, _ := e.cfg.clientSchemes12(v.suite)
 		cr := certificateRequestMsg{
 			certificateTypes:    []uint8{certTypeECDSASign, certTypeRSASign},
-			signatureAlgorithms: clientSchemes12(v.suite),
+			signatureAlgorithms: advertise,
 		}
 		if e.cfg.ClientCAs != nil {
 			cr.certificateAuthorities = e.cfg.ClientCAs.Subjects() //nolint:staticcheck // our pool, not the system's
@@ -380,7 +381,7 @@ func (e *Engine) readClientCertificateVerify12(msg []byte) (state, error) {
 		return nil, errDecode
 	}
 	s := SignatureScheme(m.signatureAlgorithm)
-	if !slices.Contains(clientSchemes12(hs.v12.suite), uint16(s)) {
+	if _, accept := e.cfg.clientSchemes12(hs.v12.suite); !slices.Contains(accept, uint16(s)) {
 		return nil, errIllegalParameter
 	}
 	if !verifySignature12(e.state.PeerCertificates[0].PublicKey, s, hs.transcript.sum(nil), m.signature) {

@@ -572,7 +572,8 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	if !hs.resumed {
 		if e.cfg.ClientAuth != NoClientCert {
 			hs.certRequested = true
-			cr := certificateRequestMsgTLS13{signatureAlgorithms: supportedSignatureSchemes}
+			advertise, _ := e.cfg.clientSchemes()
+			cr := certificateRequestMsgTLS13{signatureAlgorithms: advertise}
 			if e.cfg.ClientCAs != nil {
 				cr.certificateAuthorities = e.cfg.ClientCAs.Subjects() //nolint:staticcheck // our pool, not the system's
 			}
@@ -841,7 +842,7 @@ func (e *Engine) readClientCertificateVerify(msg []byte) (state, error) {
 		return nil, errDecode
 	}
 	s := SignatureScheme(m.signatureAlgorithm)
-	if !slices.Contains(supportedSignatureSchemes, uint16(s)) {
+	if _, accept := e.cfg.clientSchemes(); !slices.Contains(accept, uint16(s)) {
 		return nil, errIllegalParameter
 	}
 	signed := signedContent(s, clientSignatureContext, hs.transcript.current())

@@ -36,6 +36,7 @@ var flagKinds = map[string]flagKind{
 	"-key-file":                        valueFlag,
 	"-new-x509-credential":             boolFlag,
 	"-signing-prefs":                   listFlag,
+	"-verify-prefs":                    listFlag,
 	"-fips-202205":                     boolFlag,
 	"-wpa-202304":                      boolFlag,
 	"-cnsa1-202603":                    boolFlag,
@@ -109,7 +110,8 @@ type credential struct {
 type settings struct {
 	server, ipv6       bool
 	port               string
-	policy             *policy // a compliance policy flag
+	policy             *policy                     // a compliance policy flag
+	verifyPrefs        []tlsengine.SignatureScheme // -verify-prefs: what client signatures may use
 	shimID             uint64
 	creds              []credential // [0] is the default credential
 	resumeCount        int
@@ -229,6 +231,10 @@ func (s *settings) apply(name, v string) error {
 		var p uint16
 		p, err = parseUint16(v)
 		cred.prefs = append(cred.prefs, tlsengine.SignatureScheme(p))
+	case "-verify-prefs":
+		var p uint16
+		p, err = parseUint16(v)
+		s.verifyPrefs = append(s.verifyPrefs, tlsengine.SignatureScheme(p))
 	case "-fips-202205", "-wpa-202304", "-cnsa1-202603":
 		s.policy = policies[name]
 	case "-resume-count":

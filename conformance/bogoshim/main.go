@@ -184,6 +184,7 @@ func (s *settings) config(tickets *tlsengine.TicketKeys) (*tlsengine.Config, err
 	if s.async {
 		cfg.AsyncSign = func(tlsengine.SignatureScheme) bool { return true }
 	}
+	cfg.ClientSignatureSchemes = s.verifyPrefs
 	if !s.noTicket {
 		cfg.TicketKeys = tickets
 	}
