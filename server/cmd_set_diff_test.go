@@ -156,7 +156,9 @@ var setDiffCases = []diffCase{
 		"SMEMBERS j", "#enc j", "RENAME j k", "SMEMBERS k", "SADD h a b", "COPY h h2", "S SMEMBERS h2", "#enc h2",
 		"S SCAN 0 TYPE set COUNT 1000", "DEL i h", "EXISTS i h", "SADD i 5", "SMEMBERS i", "SADD t 1", "PEXPIREAT t 1",
 		"SMEMBERS t", "SISMEMBER t 1", "SPOP t", "SRANDMEMBER t", "SMOVE t s 1", "SINTER t", "EXISTS t",
-		"#db 3", "SADD s 1", "SMEMBERS s", "#db 0", "S SMEMBERS s",
+		"#db 3", "SADD s 1", "SMEMBERS s", "#db 0", "S SMEMBERS s", "MOVE i 3", "SADD h3 a b c", "MOVE h3 3",
+		"MOVE s 3", "#db 3", "SMEMBERS i", "S SMEMBERS h3", "#enc h3", "SWAPDB 0 3", "#db 0", "S SMEMBERS h3",
+		"SMEMBERS s", "UNLINK h3", "EXISTS h3",
 	}},
 }
 
