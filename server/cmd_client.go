@@ -172,7 +172,11 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	b = strconv.AppendInt(b, (now-cs.created)/1000, 10)
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, max(0, now-sh.lastActive.Load())/1000, 10)
-	b = append(b, " flags=N db="...)
+	if sh.blocked.Load() != nil {
+		b = append(b, " flags=b db="...)
+	} else {
+		b = append(b, " flags=N db="...)
+	}
 	b = strconv.AppendInt(b, int64(sh.db.Load()), 10)
 	qbuf, omem := sh.qbuf.Load(), sh.omem.Load()
 	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf="...)
@@ -328,6 +332,17 @@ var clientCommands = []command{
 		Doc: cmdDoc{Summary: "A container for client connection commands", Since: "2.4.0", Group: "connection",
 			Complexity: "Depends on subcommand."},
 		Subs: []command{
+			{Name: "unblock", Arity: -3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Unblock a client blocked in a blocking command from a different connection", Since: "5.0.0", Group: "connection",
+					Complexity: "O(log N) where N is the number of client connections",
+					Args: []cmdArg{
+						{Name: "client-id", Type: argInteger},
+						{Name: "timeout_error", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
+							{Name: "timeout", Type: argPureToken, Token: "TIMEOUT"},
+							{Name: "error", Type: argPureToken, Token: "ERROR"},
+						}},
+					}},
+				Fn: cmdClientUnblock},
 			{Name: "id", Arity: 2, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
 				Doc: cmdDoc{Summary: "Returns the client ID for the current connection", Since: "5.0.0", Group: "connection",
 					Complexity: "O(1)"},

@@ -87,6 +87,7 @@ type clientShared struct {
 	qbuf       atomic.Int64 // unparsed input bytes after the last batch
 	omem       atomic.Int64 // unsent output bytes after the last write
 	killed     atomic.Bool
+	blocked    atomic.Pointer[waiter] // the client's waiter while it is blocked, for CLIENT UNBLOCK
 	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
 }
 
@@ -165,7 +166,11 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 		return h.onDataTLS(cs, ls, in)
 	}
 	s := h.s
-	n, out, closeAfter := h.runBatch(cs, ls, in, ls.out[:0])
+	out := ls.out[:0]
+	if cs.cl.blocked != nil {
+		out = h.deliverUnblocked(cs, ls, out)
+	}
+	n, out, closeAfter := h.runBatch(cs, ls, in, out)
 	ls.out = out
 	left := int64(len(in) - n)
 	if left != cs.pubQbuf {
@@ -253,6 +258,7 @@ func (h *handler) onClose(cs *connState) {
 		return
 	}
 	counted := cs.tls == nil || cs.tls.refuse == nil // not a TLS client over maxclients
+	h.s.forgetBlocked(cs)
 	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1
@@ -285,7 +291,7 @@ func (h *handler) sweepIdle(ls *loopState) {
 	}
 	now := nowMs()
 	for _, cs := range ls.conns {
-		if now-cs.shared.lastActive.Load() > timeout*1000 && !cs.shared.killed.Swap(true) {
+		if cs.cl.blocked == nil && now-cs.shared.lastActive.Load() > timeout*1000 && !cs.shared.killed.Swap(true) {
 			h.s.log.Debug("closing idle client", zap.Uint64("conn", cs.cl.id))
 			cs.tc.Close()
 		}
@@ -368,6 +374,14 @@ func (r *registry) remove(cs *connState) {
 	sh.mu.Lock()
 	delete(sh.m, cs.cl.id)
 	sh.mu.Unlock()
+}
+
+// get returns the connected client with id, or nil.
+func (r *registry) get(id uint64) *connState {
+	sh := &r.shards[id%16]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.m[id]
 }
 
 // snapshot returns the connected clients in id order.

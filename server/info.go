@@ -115,7 +115,8 @@ func (s *Server) infoClients(b []byte) []byte {
 	b = infoInt(b, "maxclients", s.cfg.maxClients.Load())
 	b = infoInt(b, "client_recent_max_input_buffer", 0)
 	b = infoInt(b, "client_recent_max_output_buffer", 0)
-	b = infoInt(b, "blocked_clients", 0)
+	b = infoInt(b, "blocked_clients", s.blocked.n.Load())
+	b = infoInt(b, "total_blocking_keys", s.blocked.keys.Load())
 	b = infoInt(b, "tracking_clients", 0)
 	return infoInt(b, "clients_in_timeout_table", 0)
 }

@@ -45,6 +45,7 @@ type Server struct {
 	tlsErr error     // loading the TLS files failed; Serve returns it
 
 	clients   registry
+	blocked   blockTable // clients blocked in BLPOP and the like (blocking.go)
 	acl       *aclState // users and permissions; the default user reflects requirepass
 	nextID    atomic.Uint64
 	connected atomic.Int64

@@ -22,6 +22,7 @@ type client struct {
 	ncmds   int64      // commands run, for total_commands_processed
 	ctx     cmdCtx     // reused by execute so that it does not escape per call
 	tight   bool       // the parser has the unauthenticated limits
+	blocked *waiter    // a blocking pop waiting for its keys (blocking.go); nil when not blocked
 }
 
 // execute runs every complete command at the front of in, appending the
@@ -36,7 +37,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	ctx := &cl.ctx
 	ctx.srv, ctx.cl, ctx.store, ctx.out, ctx.now = s, cl, s.store, out, now
 	consumed, closeAfter := 0, false
-	for consumed < len(in) && !cl.quit && len(ctx.out) < batchOutLimit {
+	for consumed < len(in) && !cl.quit && cl.blocked == nil && len(ctx.out) < batchOutLimit {
 		if !cl.authed || cl.tight {
 			s.setAuthLimits(cl)
 		}
@@ -92,6 +93,9 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl.ncmds++
 	cl.lastCmd = cmd
 	cmd.Fn(c)
+	if cmd.Flags&flagWrite != 0 && s.blocked.n.Load() > 0 {
+		s.serveBlocked(c, cmd) // blocking.go: waiters run right after the write that readied their keys
+	}
 }
 
 // needsClock reports whether running cmd for cl may read the clock: any

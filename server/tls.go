@@ -406,6 +406,9 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	}
 	consumed, closeAfter := 0, false
 	out := ls.out[:0]
+	if cs.cl.blocked != nil && tc.established {
+		out = h.deliverUnblocked(cs, ls, out)
+	}
 	for {
 		// Without a pending command the records are opened in place: the
 		// plaintext is compacted to the front of in[consumed:] and the

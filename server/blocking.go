@@ -1,0 +1,511 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopkv/loopkv/resp"
+	"github.com/loopkv/loopkv/store"
+)
+
+// Blocking pops (Redis blocked.c). A client whose BLPOP finds every key
+// empty becomes a waiter: it is queued, in arrival order, on each of its
+// keys in the server's blocking table and its connection stops running
+// commands. A write command that touches a key with waiters serves them,
+// on the writer's own loop, right after the command and before any other
+// command runs: for each waiter in order it runs the waiter's pop against
+// the store and writes the reply into the waiter's mailbox, until the key
+// is empty. The waiter's connection is then woken (transportConn.Wake), and
+// its own loop, which alone writes to it, sends the mailbox (sealed in a
+// TLS record when the connection is TLS) and goes on with the commands
+// that followed. Timeouts are runtime timers (time.AfterFunc), not
+// goroutines; nothing polls. CLIENT UNBLOCK and a disconnect take a waiter
+// out of the table the same way. A waiter costs its keys' copies and one
+// small struct: a blocked connection holds no buffer otherwise.
+
+// Waiter states; a waiter leaves waitBlocked exactly once, under
+// blockTable.mu.
+const (
+	waitBlocked  int32 = iota
+	waitServed         // reply holds the pop's reply
+	waitTimedOut       // the timeout passed, or CLIENT UNBLOCK ... TIMEOUT
+	waitError          // CLIENT UNBLOCK ... ERROR
+	waitGone           // the connection closed
+)
+
+// blockPop is a waiter's operation: it pops from key (which became
+// ready, or is tried when the client blocks) and appends the reply to
+// dst, reporting whether there was anything to pop. st is WrongType (or
+// another error) when key holds another type.
+type blockPop func(s *Server, w *waiter, key []byte, dst []byte) (out []byte, served bool, st store.Status)
+
+// waiter is a client blocked on keys.
+type waiter struct {
+	conn    *connState
+	db      int
+	proto   int
+	keys    [][]byte // copies of the command's keys, in order
+	pop     blockPop
+	end     store.ListEnd // the end to pop from
+	to      store.ListEnd // BLMOVE: the end to push at
+	dst     []byte        // BLMOVE: the destination key
+	count   int           // BLMPOP, BZMPOP: elements at most; 0 for the single-pop commands
+	timeout []byte        // the reply on timeout
+	timer   *time.Timer
+
+	state atomic.Int32
+	reply []byte // written once, before state leaves waitBlocked
+}
+
+// blockTable is the server's table of waiters by database and key.
+type blockTable struct {
+	mu     sync.Mutex
+	queues map[blockKey][]*waiter
+	n      atomic.Int64 // waiters blocked
+	keys   atomic.Int64 // keys with a queue (total_blocking_keys)
+}
+
+type blockKey struct {
+	db  int
+	key string
+}
+
+// block queues w on its keys and arms its timer (ms: 0 waits forever).
+// owning loop of w.conn.
+func (s *Server) block(w *waiter, timeoutMs int64) {
+	bt := &s.blocked
+	bt.mu.Lock()
+	if bt.queues == nil {
+		bt.queues = make(map[blockKey][]*waiter)
+	}
+	for _, k := range w.keys {
+		bk := blockKey{w.db, string(k)}
+		q := bt.queues[bk]
+		if len(q) == 0 {
+			bt.keys.Add(1)
+		}
+		bt.queues[bk] = append(q, w)
+	}
+	bt.n.Add(1)
+	bt.mu.Unlock()
+	w.conn.cl.blocked = w
+	w.conn.shared.blocked.Store(w)
+	if timeoutMs > 0 {
+		d := time.Duration(timeoutMs-nowMs()) * time.Millisecond
+		w.timer = time.AfterFunc(max(d, 0), func() { s.unblock(w, waitTimedOut) })
+	}
+}
+
+// dequeue removes w from the queues of its keys. Caller holds bt.mu.
+func (bt *blockTable) dequeue(w *waiter) {
+	for _, k := range w.keys {
+		bk := blockKey{w.db, string(k)}
+		q := bt.queues[bk]
+		for i, x := range q {
+			if x == w {
+				q = append(q[:i], q[i+1:]...)
+				break
+			}
+		}
+		if len(q) == 0 {
+			delete(bt.queues, bk)
+			bt.keys.Add(-1)
+		} else {
+			bt.queues[bk] = q
+		}
+	}
+	bt.n.Add(-1)
+}
+
+// unblock ends w's wait with state (a timeout, CLIENT UNBLOCK, a
+// disconnect) unless it has ended already, and wakes its connection. It
+// reports whether it did. any goroutine.
+func (s *Server) unblock(w *waiter, state int32) bool {
+	bt := &s.blocked
+	bt.mu.Lock()
+	if w.state.Load() != waitBlocked {
+		bt.mu.Unlock()
+		return false
+	}
+	bt.dequeue(w)
+	w.state.Store(state)
+	bt.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	if state != waitGone {
+		w.conn.tc.Wake()
+	}
+	return true
+}
+
+// serveBlocked serves the waiters of the keys cmd just wrote, as Redis's
+// handleClientsBlockedOnKeys does after a command: each key's waiters in
+// the order they blocked, while the key has something to pop. A waiter's
+// pop may write another key with waiters (BLMOVE), which is served in turn.
+// It runs on the writer's loop.
+func (s *Server) serveBlocked(c *cmdCtx, cmd *command) {
+	var buf [8]keyRef
+	refs, ok := commandKeys(cmd, c.args, buf[:], keysPartial)
+	if !ok {
+		return
+	}
+	for _, r := range refs {
+		if r.Flags&(keyRO) != 0 && r.Flags&(keyRW|keyOW|keyRM) == 0 {
+			continue // a key the command only read
+		}
+		s.serveKey(c.db(), c.args[r.Pos])
+	}
+}
+
+// serveKey serves key's waiters; see serveBlocked.
+func (s *Server) serveKey(db int, key []byte) {
+	bt := &s.blocked
+	var woken []*waiter
+	var moved [][]byte // destinations of served BLMOVEs, which may have waiters of their own
+	bt.mu.Lock()
+	for {
+		q := bt.queues[blockKey{db, string(key)}]
+		if len(q) == 0 {
+			break
+		}
+		w := q[0]
+		out, served, st := w.pop(s, w, key, w.reply[:0])
+		if st != store.OK || !served {
+			// empty, or of another type now (SET over a waited-on key):
+			// the waiters stay blocked, as in Redis 7.0
+			break
+		}
+		w.reply = out
+		bt.dequeue(w)
+		w.state.Store(waitServed)
+		woken = append(woken, w)
+		if w.dst != nil {
+			moved = append(moved, w.dst)
+		}
+	}
+	bt.mu.Unlock()
+	for _, w := range woken {
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		w.conn.tc.Wake()
+	}
+	for _, d := range moved {
+		if bt.n.Load() > 0 {
+			s.serveKey(db, d)
+		}
+	}
+}
+
+// takeUnblocked appends the reply of a waiter whose wait has ended and
+// clears the client's block; it reports false while the client is still
+// blocked. owning loop only.
+func (cl *client) takeUnblocked(out []byte) ([]byte, bool) {
+	w := cl.blocked
+	switch w.state.Load() {
+	case waitBlocked:
+		return out, false
+	case waitServed:
+		out = append(out, w.reply...)
+	case waitTimedOut:
+		out = append(out, w.timeout...)
+	case waitError:
+		out = resp.AppendError(out, "UNBLOCKED client unblocked via CLIENT UNBLOCK")
+	}
+	cl.blocked = nil
+	cl.conn.shared.blocked.Store(nil)
+	return out, true
+}
+
+// deliverUnblocked writes the reply of a connection whose wait has ended
+// into out, sealed when the connection is TLS. owning loop only.
+func (h *handler) deliverUnblocked(cs *connState, ls *loopState, out []byte) []byte {
+	if cs.cl.blocked == nil || cs.cl.blocked.state.Load() == waitBlocked {
+		return out
+	}
+	if cs.tls == nil {
+		out, _ = cs.cl.takeUnblocked(out)
+		return out
+	}
+	out, hdr := cs.tls.eng.BeginRecord(out)
+	start := len(out)
+	out, _ = cs.cl.takeUnblocked(out)
+	return h.sealReplies(cs, ls, out, hdr, start)
+}
+
+// forgetBlocked takes a closing connection's waiter out of the table.
+func (s *Server) forgetBlocked(cs *connState) {
+	if w := cs.cl.blocked; w != nil {
+		s.unblock(w, waitGone)
+		cs.cl.blocked = nil
+		cs.shared.blocked.Store(nil)
+	}
+}
+
+// parseTimeout parses a blocking command's timeout in seconds, with
+// decimals, as Redis 7.0's getTimeoutFromObjectOrReply: it returns the
+// Unix ms deadline, 0 for none, or replies an error.
+func parseTimeout(c *cmdCtx, arg []byte) (int64, bool) {
+	f, err := strconv.ParseFloat(string(arg), 64)
+	if err != nil || math.IsNaN(f) || len(arg) == 0 || arg[0] == ' ' || arg[len(arg)-1] == ' ' {
+		if err == nil || !isRangeErr(err) {
+			c.errReply("ERR timeout is not a float or out of range")
+			return 0, false
+		}
+	}
+	ms := f * 1000
+	// Redis converts to long long without a range check: beyond it, or
+	// infinite, the value is LLONG_MIN on the machines it runs on.
+	if ms < 0 || ms >= math.MaxInt64 || math.IsInf(ms, 0) {
+		c.errReply("ERR timeout is negative")
+		return 0, false
+	}
+	t := int64(ms)
+	if t == 0 {
+		return 0, true
+	}
+	if t > math.MaxInt64-c.now {
+		c.errReply("ERR timeout is out of range")
+		return 0, false
+	}
+	return c.now + t, true
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// newWaiter returns a waiter for the blocking command in c, copying its
+// keys (the arguments alias the connection's input).
+func newWaiter(c *cmdCtx, keys [][]byte, pop blockPop, timeoutReply []byte) *waiter {
+	w := &waiter{conn: c.cl.conn, db: c.db(), proto: c.cl.proto, pop: pop, timeout: timeoutReply}
+	w.keys = make([][]byte, len(keys))
+	for i, k := range keys {
+		w.keys[i] = append([]byte(nil), k...)
+	}
+	return w
+}
+
+// blockOrReply tries pop on keys in order and replies with the first that
+// serves; when none does it blocks the client until deadline (0: forever).
+// A WRONGTYPE on a key is the reply, as in Redis. A client with no
+// connection (in process) gets the timeout reply at once.
+func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
+	for _, k := range w.keys {
+		out, served, st := w.pop(c.srv, w, k, c.out)
+		if st != store.OK {
+			c.errReply(statusError(st))
+			return
+		}
+		if served {
+			c.out = out
+			return
+		}
+	}
+	if w.conn == nil {
+		c.out = append(c.out, w.timeout...)
+		return
+	}
+	c.srv.block(w, deadline)
+}
+
+// The pops. Each appends the reply its command gives when it is served.
+
+// popListKey is BLPOP and BRPOP: [key, element].
+func popListKey(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+	mark := len(dst)
+	dst = resp.AppendArrayLen(dst, 2)
+	dst = resp.AppendBulk(dst, key)
+	out, st := s.store.LPop(w.db, key, w.end, 1, nowMs(), dst, nil, resp.AppendBulk)
+	if st != store.OK {
+		return dst[:mark], false, okIfNotFound(st)
+	}
+	return out, true, store.OK
+}
+
+// popListMove is BLMOVE and BRPOPLPUSH: the element moved.
+func popListMove(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+	out, st := s.store.LMove(w.db, key, w.dst, w.end, w.to, nowMs(), dst, resp.AppendBulk)
+	if st != store.OK {
+		return dst, false, okIfNotFound(st)
+	}
+	return out, true, store.OK
+}
+
+// popListMulti is BLMPOP: [key, [elements]].
+func popListMulti(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+	keys := [][]byte{key}
+	out, st := s.store.LMPop(w.db, keys, w.end, w.count, nowMs(), dst, appendPopHeader, resp.AppendBulk)
+	if st != store.OK {
+		return dst, false, okIfNotFound(st)
+	}
+	return out, true, store.OK
+}
+
+func okIfNotFound(st store.Status) store.Status {
+	if st == store.NotFound {
+		return store.OK
+	}
+	return st
+}
+
+func nullArrayReply(proto int) []byte { return resp.AppendNullArray(nil, proto) }
+func nullReply(proto int) []byte      { return resp.AppendNull(nil, proto) }
+
+func cmdBLPop(c *cmdCtx) { blpopGeneric(c, store.ListHead) }
+func cmdBRPop(c *cmdCtx) { blpopGeneric(c, store.ListTail) }
+
+// blpopGeneric is BLPOP and BRPOP key [key ...] timeout.
+func blpopGeneric(c *cmdCtx, e store.ListEnd) {
+	deadline, ok := parseTimeout(c, c.args[len(c.args)-1])
+	if !ok {
+		return
+	}
+	w := newWaiter(c, c.args[1:len(c.args)-1], popListKey, nullArrayReply(c.cl.proto))
+	w.end = e
+	blockOrReply(c, w, deadline)
+}
+
+// cmdBLMove is BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
+func cmdBLMove(c *cmdCtx) {
+	from, ok := listEnd(c, c.args[3])
+	if !ok {
+		return
+	}
+	to, ok := listEnd(c, c.args[4])
+	if !ok {
+		return
+	}
+	blmoveGeneric(c, from, to, c.args[5])
+}
+
+// cmdBRPopLPush is BRPOPLPUSH source destination timeout.
+func cmdBRPopLPush(c *cmdCtx) { blmoveGeneric(c, store.ListTail, store.ListHead, c.args[3]) }
+
+func blmoveGeneric(c *cmdCtx, from, to store.ListEnd, timeout []byte) {
+	deadline, ok := parseTimeout(c, timeout)
+	if !ok {
+		return
+	}
+	w := newWaiter(c, c.args[1:2], popListMove, nullReply(c.cl.proto))
+	w.end, w.to, w.dst = from, to, append([]byte(nil), c.args[2]...)
+	blockOrReply(c, w, deadline)
+}
+
+// cmdBLMPop is BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count].
+func cmdBLMPop(c *cmdCtx) {
+	deadline, ok := parseTimeout(c, c.args[1])
+	if !ok {
+		return
+	}
+	keys, e, count, ok := mpopArgs(c, 2)
+	if !ok {
+		return
+	}
+	w := newWaiter(c, keys, popListMulti, nullArrayReply(c.cl.proto))
+	w.end, w.count = e, int(min(count, math.MaxInt32))
+	blockOrReply(c, w, deadline)
+}
+
+// cmdClientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR].
+func cmdClientUnblock(c *cmdCtx) {
+	id, ok := store.ParseInt(c.args[2])
+	if !ok {
+		c.errReply(errNotInteger)
+		return
+	}
+	state := waitTimedOut
+	switch {
+	case len(c.args) == 3:
+	case len(c.args) == 4 && optIs(c.args[3], "timeout"):
+	case len(c.args) == 4 && optIs(c.args[3], "error"):
+		state = waitError
+	default:
+		c.errReply("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+		return
+	}
+	cs := c.srv.clients.get(uint64(id))
+	if cs == nil {
+		c.integer(0)
+		return
+	}
+	w := cs.shared.blocked.Load()
+	c.integer(b2i(w != nil && c.srv.unblock(w, state)))
+}
+
+var blockingCommands = []command{
+	{Name: "blpop", Arity: -3, Flags: flagWrite | flagNoScript | flagBlocking, ACL: catList,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(-2, 1, 0)}},
+		Doc: cmdDoc{Summary: "Remove and get the first element in a list, or block until one is available", Since: "2.0.0", Group: "list",
+			Complexity: "O(N) where N is the number of provided keys.",
+			History:    [][2]string{{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "timeout", Type: argDouble},
+			}},
+		Fn: cmdBLPop},
+	{Name: "brpop", Arity: -3, Flags: flagWrite | flagNoScript | flagBlocking, ACL: catList,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(-2, 1, 0)}},
+		Doc: cmdDoc{Summary: "Remove and get the last element in a list, or block until one is available", Since: "2.0.0", Group: "list",
+			Complexity: "O(N) where N is the number of provided keys.",
+			History:    [][2]string{{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "timeout", Type: argDouble},
+			}},
+		Fn: cmdBRPop},
+	{Name: "blmove", Arity: 6, Flags: flagWrite | flagDenyOOM | flagNoScript | flagBlocking, ACL: catList,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRW | keyInsert, BS: bsIndex(2), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "6.2.0", Group: "list",
+			Complexity: "O(1)",
+			Args: []cmdArg{
+				{Name: "source", Type: argKey, KeySpec: 0},
+				{Name: "destination", Type: argKey, KeySpec: 1},
+				{Name: "wherefrom", Type: argOneOf, Args: []cmdArg{
+					{Name: "left", Type: argPureToken, Token: "LEFT"},
+					{Name: "right", Type: argPureToken, Token: "RIGHT"},
+				}},
+				{Name: "whereto", Type: argOneOf, Args: []cmdArg{
+					{Name: "left", Type: argPureToken, Token: "LEFT"},
+					{Name: "right", Type: argPureToken, Token: "RIGHT"},
+				}},
+				{Name: "timeout", Type: argDouble},
+			}},
+		Fn: cmdBLMove},
+	{Name: "brpoplpush", Arity: 4, Flags: flagWrite | flagDenyOOM | flagNoScript | flagBlocking, ACL: catList,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRW | keyInsert, BS: bsIndex(2), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "2.2.0", Group: "list",
+			Complexity:      "O(1)",
+			DocFlags:        docDeprecated,
+			DeprecatedSince: "6.2.0",
+			ReplacedBy:      "`BLMOVE` with the `RIGHT` and `LEFT` arguments",
+			History:         [][2]string{{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}},
+			Args: []cmdArg{
+				{Name: "source", Type: argKey, KeySpec: 0},
+				{Name: "destination", Type: argKey, KeySpec: 1},
+				{Name: "timeout", Type: argDouble},
+			}},
+		Fn: cmdBRPopLPush},
+	{Name: "blmpop", Arity: -5, Flags: flagWrite | flagBlocking, ACL: catList,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(2), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Pop elements from a list, or block until one is available", Since: "7.0.0", Group: "list",
+			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
+			Args: []cmdArg{
+				{Name: "timeout", Type: argDouble},
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "where", Type: argOneOf, Args: []cmdArg{
+					{Name: "left", Type: argPureToken, Token: "LEFT"},
+					{Name: "right", Type: argPureToken, Token: "RIGHT"},
+				}},
+				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
+			}},
+		Fn: cmdBLMPop},
+}
+
+func init() { register(blockingCommands...) }

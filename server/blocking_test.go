@@ -1,0 +1,270 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func init() {
+	engineSuite = append(engineSuite, []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"BlockingPopServedAcrossLoops", TestBlockingPopServedAcrossLoops},
+		{"BlockingPopsServeInArrivalOrder", TestBlockingPopsServeInArrivalOrder},
+		{"BlockingTimeoutsUnblockAndDisconnect", TestBlockingTimeoutsUnblockAndDisconnect},
+		{"BlockingMoveChainsAndPipelines", TestBlockingMoveChainsAndPipelines},
+		{"BlockingTLSWaiterAfterKeyRelease", TestBlockingTLSWaiterAfterKeyRelease},
+	}...)
+}
+
+// clientLoop returns the loop that serves the connection rc.
+func clientLoop(t *testing.T, s *Server, rc *rawConn) *loopState {
+	t.Helper()
+	id, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(rc.do("CLIENT", "ID"), ":")), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := s.clients.get(id)
+	if cs == nil {
+		t.Fatalf("client %d not registered", id)
+	}
+	return cs.ls
+}
+
+// waitForBlocked waits until n clients are blocked.
+func waitForBlocked(t *testing.T, s *Server, n int64) {
+	t.Helper()
+	waitFor(t, func() bool { return s.blocked.n.Load() == n }, fmt.Sprintf("%d blocked clients", n))
+}
+
+// A BLPOP waiting on one loop is served by an RPUSH on another, and the
+// waiter's connection then runs the commands it pipelined behind BLPOP.
+func TestBlockingPopServedAcrossLoops(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	waiter := dialRaw(t, s.Addr())
+	var pusher *rawConn
+	for i := 0; i < 16 && pusher == nil; i++ { // connections are spread over the loops
+		c := dialRaw(t, s.Addr())
+		if clientLoop(t, s, c) != clientLoop(t, s, waiter) {
+			pusher = c
+		}
+	}
+	if pusher == nil {
+		t.Fatal("no connection landed on the other loop")
+	}
+	waiter.send(multibulk("BLPOP", "q", "0") + multibulk("PING"))
+	waitForBlocked(t, s, 1)
+	if got := pusher.do("INFO", "clients"); !strings.Contains(got, "blocked_clients:1\r\n") || !strings.Contains(got, "total_blocking_keys:1\r\n") {
+		t.Fatalf("INFO clients while blocked: %q", got)
+	}
+	if got := pusher.do("RPUSH", "q", "job"); got != ":1\r\n" {
+		t.Fatalf("RPUSH = %q", got)
+	}
+	if got := waiter.reply(); got != "*2\r\n$1\r\nq\r\n$3\r\njob\r\n" {
+		t.Fatalf("BLPOP = %q", got)
+	}
+	if got := waiter.reply(); got != "+PONG\r\n" {
+		t.Fatalf("the pipelined PING = %q", got)
+	}
+	if got := pusher.do("LLEN", "q"); got != ":0\r\n" {
+		t.Fatalf("LLEN after the pop = %q", got)
+	}
+	waitForBlocked(t, s, 0)
+}
+
+// 100 waiters on one key are served in the order they blocked, each once.
+func TestBlockingPopsServeInArrivalOrder(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	const n = 100
+	waiters := make([]*rawConn, n)
+	for i := range waiters {
+		waiters[i] = dialRaw(t, s.Addr())
+		waiters[i].send(multibulk("BRPOP", "other", "q", "0"))
+		waitForBlocked(t, s, int64(i+1))
+	}
+	args := []string{"LPUSH", "q"}
+	for i := 0; i < n; i++ {
+		args = append(args, strconv.Itoa(i))
+	}
+	// LPUSH q 0 1 ... 99 leaves 0 at the tail: BRPOP pops 0 first
+	pusher := dialRaw(t, s.Addr())
+	if got := pusher.do(args...); got != ":100\r\n" {
+		t.Fatalf("LPUSH = %q", got)
+	}
+	for i, w := range waiters {
+		want := fmt.Sprintf("*2\r\n$1\r\nq\r\n$%d\r\n%d\r\n", len(strconv.Itoa(i)), i)
+		if got := w.reply(); got != want {
+			t.Fatalf("waiter %d got %q, want %q", i, got, want)
+		}
+	}
+	waitForBlocked(t, s, 0)
+	if got := pusher.do("EXISTS", "q"); got != ":0\r\n" {
+		t.Fatalf("EXISTS q = %q", got)
+	}
+}
+
+// Timeouts answer null (in milliseconds as Redis offers them), CLIENT
+// UNBLOCK ends a wait with a timeout or an error, `timeout` does not close
+// a blocked client, and a client that disconnects while blocked is
+// forgotten: the next push is not lost on it.
+func TestBlockingTimeoutsUnblockAndDisconnect(t *testing.T) {
+	s, _ := startServer(t, Options{Timeout: 1})
+	c := dialRaw(t, s.Addr())
+	start := time.Now()
+	if got := c.do("BLPOP", "q", "0.05"); got != "*-1\r\n" {
+		t.Fatalf("BLPOP with a 50 ms timeout = %q", got)
+	}
+	if el := time.Since(start); el < 50*time.Millisecond {
+		t.Fatalf("BLPOP returned after %v, before its timeout", el)
+	}
+	c.do("HELLO", "3")
+	if got := c.do("BLMOVE", "q", "d", "LEFT", "RIGHT", "0.01"); got != "_\r\n" {
+		t.Fatalf("RESP3 BLMOVE timeout = %q", got)
+	}
+	if got := c.do("BLMPOP", "0.01", "1", "q", "LEFT"); got != "_\r\n" {
+		t.Fatalf("RESP3 BLMPOP timeout = %q", got)
+	}
+
+	admin := dialRaw(t, s.Addr())
+	b := dialRaw(t, s.Addr())
+	bid := strings.TrimSpace(strings.TrimPrefix(b.do("CLIENT", "ID"), ":"))
+	b.send(multibulk("BLPOP", "q", "0"))
+	waitForBlocked(t, s, 1)
+	if got := admin.do("CLIENT", "LIST", "ID", bid); !strings.Contains(got, " flags=b ") {
+		t.Fatalf("CLIENT LIST of a blocked client: %q", got)
+	}
+	for i := 0; i < 21; i++ { // past the 1 s idle timeout: a blocked client stays (admin keeps busy)
+		time.Sleep(100 * time.Millisecond)
+		admin.do("PING")
+	}
+	if got := admin.do("CLIENT", "UNBLOCK", bid); got != ":1\r\n" {
+		t.Fatalf("CLIENT UNBLOCK = %q", got)
+	}
+	if got := b.reply(); got != "*-1\r\n" {
+		t.Fatalf("after CLIENT UNBLOCK: %q", got)
+	}
+	if got := admin.do("CLIENT", "UNBLOCK", bid); got != ":0\r\n" {
+		t.Fatalf("CLIENT UNBLOCK of an unblocked client = %q", got)
+	}
+	b.send(multibulk("BRPOPLPUSH", "q", "d", "0"))
+	waitForBlocked(t, s, 1)
+	if got := admin.do("CLIENT", "UNBLOCK", bid, "ERROR"); got != ":1\r\n" {
+		t.Fatalf("CLIENT UNBLOCK ERROR = %q", got)
+	}
+	if got := b.reply(); got != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
+		t.Fatalf("after CLIENT UNBLOCK ERROR: %q", got)
+	}
+	for _, args := range [][]string{{"CLIENT", "UNBLOCK", bid, "SOON"}, {"CLIENT", "UNBLOCK", "x"}, {"CLIENT", "UNBLOCK", "999999"}} {
+		want := map[string]string{"SOON": "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n",
+			"x": "-ERR value is not an integer or out of range\r\n", "999999": ":0\r\n"}[args[len(args)-1]]
+		if got := admin.do(args...); got != want {
+			t.Fatalf("%q = %q, want %q", args, got, want)
+		}
+	}
+
+	gone := dialRaw(t, s.Addr())
+	gone.send(multibulk("BLPOP", "q", "0"))
+	waitForBlocked(t, s, 1)
+	gone.c.Close()
+	waitForBlocked(t, s, 0)
+	if got := admin.do("RPUSH", "q", "kept"); got != ":1\r\n" {
+		t.Fatalf("RPUSH = %q", got)
+	}
+	if got := admin.do("LPOP", "q"); got != "$4\r\nkept\r\n" {
+		t.Fatalf("the element pushed after the waiter left: %q", got)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{"BLPOP q x", "-ERR timeout is not a float or out of range\r\n"},
+		{"BLPOP q -1", "-ERR timeout is negative\r\n"},
+		{"BLPOP q 1e100", "-ERR timeout is negative\r\n"},
+		{"BLPOP q nan", "-ERR timeout is not a float or out of range\r\n"},
+		{"BLMOVE q d LEFT UP 0", "-ERR syntax error\r\n"},
+		{"BLMPOP 0 0 q LEFT", "-ERR numkeys should be greater than 0\r\n"},
+		{"BLMPOP 0.01 1 q LEFT COUNT 0", "-ERR count should be greater than 0\r\n"},
+	} {
+		if got := admin.do(strings.Fields(tt.args)...); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+	admin.do("SET", "str", "v")
+	if got := admin.do("BLPOP", "str", "0"); got != "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n" {
+		t.Fatalf("BLPOP on a string = %q", got)
+	}
+}
+
+// A served BLMOVE pushes into its destination, which serves the waiters
+// of that key in turn; LMPOP-style waiters get their count.
+func TestBlockingMoveChainsAndPipelines(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	first := dialRaw(t, s.Addr())
+	second := dialRaw(t, s.Addr())
+	multi := dialRaw(t, s.Addr())
+	first.send(multibulk("BLMOVE", "a", "b", "LEFT", "RIGHT", "0"))
+	waitForBlocked(t, s, 1)
+	second.send(multibulk("BLPOP", "b", "0"))
+	waitForBlocked(t, s, 2)
+	multi.send(multibulk("BLMPOP", "0", "2", "none", "c", "RIGHT", "COUNT", "2"))
+	waitForBlocked(t, s, 3)
+	pusher := dialRaw(t, s.Addr())
+	pusher.do("RPUSH", "a", "x")
+	if got := first.reply(); got != "$1\r\nx\r\n" {
+		t.Fatalf("BLMOVE = %q", got)
+	}
+	if got := second.reply(); got != "*2\r\n$1\r\nb\r\n$1\r\nx\r\n" {
+		t.Fatalf("BLPOP on the BLMOVE's destination = %q", got)
+	}
+	pusher.do("RPUSH", "c", "1", "2", "3")
+	if got := multi.reply(); got != "*2\r\n$1\r\nc\r\n*2\r\n$1\r\n3\r\n$1\r\n2\r\n" {
+		t.Fatalf("BLMPOP = %q", got)
+	}
+	waitForBlocked(t, s, 0)
+	// a waited-on key that becomes a string keeps its waiter blocked
+	first.send(multibulk("BLPOP", "s", "0"))
+	waitForBlocked(t, s, 1)
+	pusher.do("SET", "s", "v")
+	pusher.do("DEL", "s")
+	pusher.do("RPUSH", "s", "after")
+	if got := first.reply(); got != "*2\r\n$1\r\ns\r\n$5\r\nafter\r\n" {
+		t.Fatalf("BLPOP across a type change = %q", got)
+	}
+	if got := pusher.do("LRANGE", "c", "0", "-1"); got != "*1\r\n$1\r\n1\r\n" {
+		t.Fatalf("LRANGE c = %q", got)
+	}
+}
+
+// A TLS client blocked long enough for its connection to release its key
+// schedules still gets its element, and its connection works on.
+func TestBlockingTLSWaiterAfterKeyRelease(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Loops: 2})
+	admin := dialRaw(t, s.Addr())
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING = %q", got)
+	}
+	if _, err := c.Write([]byte(multibulk("BLPOP", "q", "0"))); err != nil {
+		t.Fatal(err)
+	}
+	waitForBlocked(t, s, 1)
+	before, _ := strconv.Atoi(infoValue(t, admin, "tls_idle_released"))
+	waitFor(t, func() bool {
+		n, _ := strconv.Atoi(infoValue(t, admin, "tls_idle_released"))
+		return n > before
+	}, "the blocked TLS connection to release its keys")
+	if got := admin.do("LPUSH", "q", "over-tls"); got != ":1\r\n" {
+		t.Fatalf("LPUSH = %q", got)
+	}
+	got, err := readRaw(r)
+	if err != nil || got != "*2\r\n$1\r\nq\r\n$8\r\nover-tls\r\n" {
+		t.Fatalf("BLPOP over TLS = %q %v", got, err)
+	}
+	if got := tlsDo(t, c, r, "GET", "missing"); got != "$-1\r\n" {
+		t.Fatalf("GET after the pop = %q", got)
+	}
+}
