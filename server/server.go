@@ -46,7 +46,7 @@ type Server struct {
 
 	clients   registry
 	blocked   blockTable // clients blocked in BLPOP and the like (blocking.go)
-	acl       *aclState // users and permissions; the default user reflects requirepass
+	acl       *aclState  // users and permissions; the default user reflects requirepass
 	nextID    atomic.Uint64
 	connected atomic.Int64
 	stats     serverStats
