@@ -166,16 +166,16 @@ func (s *Store) evictBest(now int64, p Policy, samples int) bool {
 			ev.n--
 			pe := &ev.pool[ev.n]
 			sh := &s.shards[pe.shard]
-			sh.mu.Lock()
+			s.lockShard(sh)
 			t := &sh.dbs[pe.db]
 			r := t.keys.find(&t.a, s.hash(pe.key), pe.key)
 			if r != noRef && (!p.volatile() || recExpire(t.a.at(r)) != 0) {
 				t.remove(r, s.sbits)
 				sh.evicted++
-				sh.mu.Unlock()
+				s.unlockShard(sh)
 				return true
 			}
-			sh.mu.Unlock()
+			s.unlockShard(sh)
 		}
 		if !sampled {
 			return false
@@ -196,7 +196,7 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 	for i := 0; i < n && got < samples; i++ {
 		si := (first + i) % n
 		sh := &s.shards[si]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		found := false
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
@@ -214,7 +214,7 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 			}
 			ev.insert(idle, recKeyOf(b), si, db)
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 		if found {
 			got++
 		}
@@ -263,17 +263,17 @@ func (s *Store) evictRandom(volatile bool) bool {
 	first := int(s.evict.rand() % uint64(n))
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(first+i)%n]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			if r := sh.candidate(t, volatile); r != noRef {
 				t.remove(r, s.sbits)
 				sh.evicted++
-				sh.mu.Unlock()
+				s.unlockShard(sh)
 				return true
 			}
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 	return false
 }

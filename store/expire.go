@@ -86,9 +86,9 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 		}
 		sh := &s.shards[idx/uint64(s.databases)]
 		db := int(idx % uint64(s.databases))
-		sh.mu.Lock()
+		s.lockShard(sh)
 		ttlSum, ttlN, done := sh.expireTable(&sh.dbs[db], s.sbits, now, start, budget)
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 		if ttlN > 0 {
 			// Redis: db->avg_ttl = (db->avg_ttl/50)*49 + (avg_ttl/50).
 			avg := ttlSum / ttlN

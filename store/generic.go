@@ -77,8 +77,8 @@ type ObjectInfo struct {
 func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+	s.lockShard(sh)
+	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
 	if r != noRef && t.expired(t.a.at(r), now) {
@@ -207,7 +207,7 @@ func (s *Store) Keys(db int, pattern []byte, now int64, fn func(key []byte)) {
 	all := len(pattern) == 1 && pattern[0] == '*'
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		t := &sh.dbs[db]
 		t.keys.each(&t.a, func(r ref) bool {
 			b := t.a.at(r)
@@ -216,7 +216,7 @@ func (s *Store) Keys(db int, pattern []byte, now int64, fn func(key []byte)) {
 			}
 			return true
 		})
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 }
 
@@ -261,7 +261,7 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 	}
 	for si < len(s.shards) {
 		sh := &s.shards[si]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		t = &sh.dbs[db]
 		for {
 			v = t.keys.scan(&t.a, v, visit)
@@ -270,7 +270,7 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 				break
 			}
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 		if v == 0 {
 			si++
 		}
@@ -288,13 +288,13 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 // whether db had one.
 func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte, bool) {
 	first := &s.shards[0]
-	first.mu.Lock()
+	s.lockShard(first)
 	r := first.rand()
-	first.mu.Unlock()
+	s.unlockShard(first)
 	n := len(s.shards)
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(int(r%uint64(n))+i)%n]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		t := &sh.dbs[db]
 		for tries := 0; t.keys.count > 0 && tries < 100; tries++ {
 			r := t.keys.random(&t.a, sh.rand)
@@ -305,10 +305,10 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 				continue
 			}
 			dst = enc(dst, recKeyOf(b))
-			sh.mu.Unlock()
+			s.unlockShard(sh)
 			return dst, true
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 	return dst, false
 }
@@ -316,8 +316,8 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 // CountKeysInSlot returns the number of keys of db in hash slot slot.
 func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 	sh := &s.shards[s.shardOf(slot)]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+	s.lockShard(sh)
+	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	if t.slots == nil {
 		return 0
@@ -329,8 +329,8 @@ func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 // walking only the shard that owns the slot. fn runs under the shard lock.
 func (s *Store) KeysInSlot(db int, slot uint16, now int64, count int, fn func(key []byte)) {
 	sh := &s.shards[s.shardOf(slot)]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+	s.lockShard(sh)
+	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	if count <= 0 || t.slots == nil || t.slots[int(slot)&(len(t.slots)-1)] == 0 {
 		return

@@ -20,8 +20,16 @@ type Options struct {
 type EncodeFunc func(dst, v []byte) []byte
 
 // Store is the keyspace shared by all loops. All its methods are safe for
-// concurrent use.
+// concurrent use. A Store returned by Lock is a view of the same keyspace
+// whose operations run under locks it already holds (a transaction); see
+// Lock.
 type Store struct {
+	*keyspace
+	held *shardSet // the shards a Lock view holds; nil for the keyspace itself
+}
+
+// keyspace is a Store's state.
+type keyspace struct {
 	// immutable after New
 	seed      maphash.Seed
 	databases int
@@ -56,15 +64,16 @@ func New(opts Options) *Store {
 		opts.Shards = maxShards
 	}
 	sbits := bits.Len(uint(opts.Shards - 1))
-	s := &Store{
+	s := &Store{keyspace: &keyspace{
 		seed:      maphash.MakeSeed(),
 		databases: opts.Databases,
 		sbits:     uint(sbits),
 		shards:    make([]shard, 1<<sbits),
 		avgTTL:    make([]atomic.Int64, opts.Databases),
-	}
+	}}
 	for i := range s.shards {
 		sh := &s.shards[i]
+		sh.idx = i
 		sh.dbs = make([]keyTable, opts.Databases)
 		for db := range sh.dbs {
 			sh.dbs[db].init(&s.used)
@@ -104,12 +113,14 @@ func (s *Store) lockKeys(m *shardSet, keys [][]byte, step int) {
 	s.lockSet(m)
 }
 
+func (m *shardSet) has(i int) bool { return m[i/64]&(1<<(i%64)) != 0 }
+
 func (s *Store) lockSet(m *shardSet) {
 	for w, word := range m {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &^= 1 << b
-			s.shards[w*64+b].mu.Lock()
+			s.lockShard(&s.shards[w*64+b])
 		}
 	}
 }
@@ -119,7 +130,60 @@ func (s *Store) unlockSet(m *shardSet) {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &^= 1 << b
-			s.shards[w*64+b].mu.Unlock()
+			s.unlockShard(&s.shards[w*64+b])
+		}
+	}
+}
+
+// lockShard locks sh unless this view holds it already.
+func (s *Store) lockShard(sh *shard) {
+	if s.held == nil || !s.held.has(sh.idx) {
+		sh.mu.Lock()
+	}
+}
+
+func (s *Store) unlockShard(sh *shard) {
+	if s.held == nil || !s.held.has(sh.idx) {
+		sh.mu.Unlock()
+	}
+}
+
+// Lock locks the shards of keys, or every shard when all, and returns a
+// view of the store whose operations run under those locks: a transaction
+// (EXEC) runs its commands on the view and no other client sees any of
+// them until Unlock. The view must be used by one goroutine, and only for
+// operations on keys whose shards it holds (all, for an operation that
+// walks the keyspace: FLUSHDB, SWAPDB, KEYS, SCAN, RANDOMKEY, DBSIZE).
+func (s *Store) Lock(keys [][]byte, all bool) *Store {
+	v := &Store{keyspace: s.keyspace, held: new(shardSet)}
+	if all {
+		for i := range s.shards {
+			v.held.add(i)
+		}
+	} else {
+		for _, k := range keys {
+			v.held.add(s.shardIndex(k))
+		}
+	}
+	for w, word := range v.held {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &^= 1 << b
+			s.shards[w*64+b].mu.Lock()
+		}
+	}
+	return v
+}
+
+// Unlock releases a Lock view's shards; the view must not be used after.
+func (v *Store) Unlock() {
+	held := v.held
+	v.held = nil
+	for w, word := range held {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &^= 1 << b
+			v.shards[w*64+b].mu.Unlock()
 		}
 	}
 }
@@ -145,11 +209,11 @@ type kv struct {
 func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	sh.mu.Lock()
+	s.lockShard(sh)
 	return s.lookup(sh, db, key, slot, now, read)
 }
 
-func (k *kv) release() { k.sh.mu.Unlock() }
+func (k *kv) release() { k.s.unlockShard(k.sh) }
 
 // access is what an operation on a value of one type needs of its key.
 type access uint8
@@ -301,7 +365,7 @@ func (s *Store) Stats() Stats {
 	st := Stats{DBs: make([]DBStats, s.databases)}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		st.ExpiredKeys += sh.expired
 		st.EvictedKeys += sh.evicted
 		st.KeyspaceHits += sh.hits
@@ -312,7 +376,7 @@ func (s *Store) Stats() Stats {
 			st.DBs[db].Keys += sh.dbs[db].keys.count
 			st.DBs[db].Expires += len(sh.dbs[db].expires)
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 	for db := range st.DBs {
 		st.DBs[db].AvgTTL = s.avgTTL[db].Load()
@@ -326,9 +390,9 @@ func (s *Store) DBSize(db int) int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		n += sh.dbs[db].keys.count
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 	return n
 }
@@ -339,9 +403,9 @@ func (s *Store) DBSize(db int) int {
 func (s *Store) FlushDB(db int) {
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		sh.flush(db)
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 	s.avgTTL[db].Store(0)
 }
@@ -350,11 +414,11 @@ func (s *Store) FlushDB(db int) {
 func (s *Store) FlushAll() {
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		for db := range sh.dbs {
 			sh.flush(db)
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 	for db := range s.avgTTL {
 		s.avgTTL[db].Store(0)
@@ -398,24 +462,24 @@ func (s *Store) RehashCycle(budget time.Duration) {
 	first := int(s.rehashNext.Add(1)) % n
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(first+i)%n]
-		sh.mu.Lock()
+		s.lockShard(sh)
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			for len(t.trash) > 0 {
 				t.sweepTrash(256)
 				if time.Since(start) > budget {
-					sh.mu.Unlock()
+					s.unlockShard(sh)
 					return
 				}
 			}
 			for t.keys.rehashing() {
 				t.keys.step(&t.a, 100)
 				if time.Since(start) > budget {
-					sh.mu.Unlock()
+					s.unlockShard(sh)
 					return
 				}
 			}
 		}
-		sh.mu.Unlock()
+		s.unlockShard(sh)
 	}
 }

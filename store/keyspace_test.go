@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -360,5 +361,51 @@ func TestRenameAndCopyHashTableValues(t *testing.T) {
 	}
 	if m := s.UsedMemory(); m != 0 {
 		t.Fatalf("UsedMemory = %d", m)
+	}
+}
+
+// A Lock view runs operations under the locks it holds: another client
+// never sees half of what it does, and its own multi-key operations do not
+// deadlock on locks it already has.
+func TestLockViewIsAtomic(t *testing.T) {
+	s := New(Options{})
+	a, b := []byte("a"), []byte("zzz") // different shards
+	if s.shardIndex(a) == s.shardIndex(b) {
+		t.Fatal("pick keys of different shards")
+	}
+	s.MSet(0, [][]byte{a, []byte("0"), b, []byte("0")}, t0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= 300; i++ {
+			v := s.Lock([][]byte{a, b}, false)
+			v.Set(0, a, []byte(fmt.Sprint(i)), t0, SetOptions{})
+			v.IncrBy(0, b, t0, 1)
+			v.MSet(0, [][]byte{a, []byte(fmt.Sprint(i)), b, []byte(fmt.Sprint(i))}, t0) // locks a and b again: held
+			v.Rename(0, a, a, t0, false)
+			v.Unlock()
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			if got := string(s.MGet(0, [][]byte{a, b}, t0, nil, rawEnc, rawMissing)); got != "300300" {
+				t.Fatalf("after the transactions: %q", got)
+			}
+			all := s.Lock(nil, true)
+			all.FlushAll()
+			all.Unlock()
+			if s.DBSize(0) != 0 {
+				t.Fatal("FLUSHALL on an all-shard view left keys")
+			}
+			return
+		default:
+		}
+		got := s.MGet(0, [][]byte{a, b}, t0, nil, func(dst, v []byte) []byte { return append(append(dst, v...), ',') }, rawMissing)
+		var x, y string
+		fmt.Sscanf(strings.ReplaceAll(string(got), ",", " "), "%s %s", &x, &y)
+		if x != y {
+			t.Fatalf("saw half a transaction: a=%s b=%s", x, y)
+		}
 	}
 }

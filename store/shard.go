@@ -31,6 +31,7 @@ const (
 // slots, holding a keyTable per database.
 type shard struct {
 	mu  sync.Mutex
+	idx int        // index in keyspace.shards
 	dbs []keyTable // one per database
 	// guarded by mu
 	hits    int64  // keyspace_hits
