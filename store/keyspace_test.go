@@ -3,8 +3,8 @@ package store
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 )
