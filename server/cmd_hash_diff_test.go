@@ -38,6 +38,10 @@ func diffDirective(t *testing.T, ref *redisRef, ours *ourServer, name string, i 
 			l.HashMaxListpackEntries = n
 		case "hash-max-listpack-value":
 			l.HashMaxListpackValue = n
+		case "zset-max-listpack-entries":
+			l.ZSetMaxListpackEntries = n
+		case "zset-max-listpack-value":
+			l.ZSetMaxListpackValue = n
 		default:
 			t.Fatalf("#config %s: unknown setting", f[1])
 		}

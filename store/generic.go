@@ -176,6 +176,11 @@ func (k *kv) copyFrom(key []byte, src *kv) {
 		k.listCloneFrom(src)
 		return
 	}
+	if e == EncSkiplist {
+		k.zslCreate(key, at)
+		k.zslCloneFrom(src)
+		return
+	}
 	if e != EncHashtable {
 		k.create(key, typ, e, src.val(), 0, at)
 		return

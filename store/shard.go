@@ -156,7 +156,8 @@ func (t *keyTable) unlinkRec(r ref, sbits uint, dropValue bool) {
 	t.keys.unlink(&t.a, r, h)
 	switch {
 	case !dropValue:
-	case recEnc(b) == EncHashtable:
+	case recEnc(b) == EncHashtable, recEnc(b) == EncSkiplist:
+		// a skiplist's members are its dict's records: lazily freed alike
 		t.dropObj(int(le.Uint32(recVal(b))))
 	case recType(b) == TypeList:
 		t.listFree(recVal(b))

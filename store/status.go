@@ -20,6 +20,7 @@ const (
 	HashNotFloat                 // a hash field's value is not a valid float (HINCRBYFLOAT)
 	NaNOrInfValue                // the float argument is NaN or Infinity (HINCRBYFLOAT)
 	OutOfRange                   // a list index is out of range (LSET)
+	NaNScore                     // a sorted-set score would be NaN (ZINCRBY, ZADD INCR)
 )
 
 var statusNames = [...]string{
@@ -38,6 +39,7 @@ var statusNames = [...]string{
 	HashNotFloat:   "HashNotFloat",
 	NaNOrInfValue:  "NaNOrInfValue",
 	OutOfRange:     "OutOfRange",
+	NaNScore:       "NaNScore",
 }
 
 // String returns the status's name.
