@@ -181,6 +181,9 @@ func (nd node) shape() string {
 	if nd.head[0] == '$' && nd.head != "$-1" {
 		return "$"
 	}
+	if nd.head[0] == ',' { // a RESP3 double: its type only
+		return ","
+	}
 	s := nd.head + "["
 	for _, k := range nd.kids {
 		s += k.shape()

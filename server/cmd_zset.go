@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
@@ -29,27 +28,16 @@ const (
 	errZLimitNeg     = "ERR LIMIT can't be negative"
 )
 
-// appendScoreText appends f as Redis 7.0's addReplyDouble prints it.
-func appendScoreText(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
-}
-
 // Score encoders, plain functions so that the store's calls through them
 // do not allocate.
 func appendScore2(dst []byte, f float64) []byte {
 	var tmp [32]byte
-	return resp.AppendBulk(dst, appendScoreText(tmp[:0], f))
+	return resp.AppendBulk(dst, store.AppendScore(tmp[:0], f))
 }
 
 func appendScore3(dst []byte, f float64) []byte {
 	dst = append(dst, ',')
-	dst = appendScoreText(dst, f)
+	dst = store.AppendScore(dst, f)
 	return append(dst, '\r', '\n')
 }
 
@@ -449,6 +437,230 @@ func parseZMPop(c *cmdCtx, at int) (keys [][]byte, max bool, count int, ok bool)
 	return keys, max, count, true
 }
 
+func cmdZUnion(c *cmdCtx)      { zcombineGeneric(c, 1, false, store.ZUnion) }
+func cmdZInter(c *cmdCtx)      { zcombineGeneric(c, 1, false, store.ZInter) }
+func cmdZDiff(c *cmdCtx)       { zcombineGeneric(c, 1, false, store.ZDiff) }
+func cmdZUnionStore(c *cmdCtx) { zcombineGeneric(c, 2, true, store.ZUnion) }
+func cmdZInterStore(c *cmdCtx) { zcombineGeneric(c, 2, true, store.ZInter) }
+func cmdZDiffStore(c *cmdCtx)  { zcombineGeneric(c, 2, true, store.ZDiff) }
+
+// zcombineKeys parses numkeys at args[at] and returns the keys after it,
+// as Redis's zunionInterDiffGenericCommand checks them.
+func zcombineKeys(c *cmdCtx, at int) ([][]byte, bool) {
+	n, ok := intArg(c, c.args[at])
+	if !ok {
+		return nil, false
+	}
+	if n < 1 {
+		c.errReply("ERR at least 1 input key is needed for '" + lowerString(c.args[0]) + "' command")
+		return nil, false
+	}
+	if n > int64(len(c.args)-at-1) {
+		c.errReply(errSyntax)
+		return nil, false
+	}
+	return c.args[at+1 : at+1+int(n)], true
+}
+
+// zcombineGeneric is ZUNION, ZINTER, ZDIFF and their STORE forms. As in
+// Redis the keys' types are checked before the options.
+func zcombineGeneric(c *cmdCtx, at int, storeTo bool, op store.ZSetOp) {
+	keys, ok := zcombineKeys(c, at)
+	if !ok {
+		return
+	}
+	sp := store.ZCombineSpec{Op: op, Keys: keys}
+	withScores, msg := false, ""
+	for j := at + 1 + len(keys); j < len(c.args) && msg == ""; j++ {
+		a, left := c.args[j], len(c.args)-j
+		switch {
+		case op != store.ZDiff && left >= len(keys)+1 && optIs(a, "weights"):
+			sp.Weights = make([]float64, len(keys))
+			for i := range keys {
+				j++
+				if sp.Weights[i], ok = store.ParseScore(c.args[j]); !ok {
+					msg = errZWeight
+					break
+				}
+			}
+		case op != store.ZDiff && left >= 2 && optIs(a, "aggregate"):
+			j++
+			switch {
+			case optIs(c.args[j], "sum"):
+				sp.Aggregate = store.ZSum
+			case optIs(c.args[j], "min"):
+				sp.Aggregate = store.ZMin
+			case optIs(c.args[j], "max"):
+				sp.Aggregate = store.ZMax
+			default:
+				msg = errSyntax
+			}
+		case !storeTo && optIs(a, "withscores"):
+			withScores = true
+		default:
+			msg = errSyntax
+		}
+	}
+	if msg != "" {
+		if st := c.store.ZCheckSources(c.db(), keys, c.now); st != store.OK {
+			msg = statusError(st)
+		}
+		c.errReply(msg)
+		return
+	}
+	if storeTo {
+		n, st := c.store.ZCombineStore(c.db(), c.args[1], &sp, c.now)
+		c.intUnlessError(int64(n), st)
+		return
+	}
+	var st store.Status
+	c.out, st = c.store.ZCombine(c.db(), &sp, c.now, c.out, c.zreply(withScores))
+	if st != store.OK {
+		c.errReply(statusError(st))
+	}
+}
+
+// cmdZInterCard is ZINTERCARD numkeys key [key ...] [LIMIT limit].
+func cmdZInterCard(c *cmdCtx) {
+	keys, ok := zcombineKeys(c, 1)
+	if !ok {
+		return
+	}
+	limit, msg := int64(0), ""
+	for j := 2 + len(keys); j < len(c.args) && msg == ""; j++ {
+		if len(c.args)-j >= 2 && optIs(c.args[j], "limit") {
+			j++
+			var isInt bool
+			if limit, isInt = store.ParseInt(c.args[j]); !isInt || limit < 0 {
+				msg = errZLimitNeg
+			}
+			continue
+		}
+		msg = errSyntax
+	}
+	if msg != "" {
+		if st := c.store.ZCheckSources(c.db(), keys, c.now); st != store.OK {
+			msg = statusError(st)
+		}
+		c.errReply(msg)
+		return
+	}
+	n, st := c.store.ZInterCard(c.db(), keys, int(min(limit, math.MaxInt32)), c.now)
+	c.intUnlessError(int64(n), st)
+}
+
+// cmdZScan is ZSCAN key cursor [MATCH pattern] [COUNT count], in HSCAN's
+// order of checks; scores are bulk strings in both protocols.
+func cmdZScan(c *cmdCtx) {
+	cursor, ok := parseCursor(c.args[2])
+	if !ok {
+		c.errReply(errInvalidCursor)
+		return
+	}
+	o, msg := parseScanOptions(c.args[3:], false)
+	if msg != "" {
+		switch c.store.TypeOf(c.db(), c.args[1], c.now) {
+		case store.TypeNone:
+			c.emptyScan()
+		case store.TypeZSet:
+			c.errReply(msg)
+		default:
+			c.errReply(errWrongType)
+		}
+		return
+	}
+	mark := len(c.out)
+	var st store.Status
+	c.scanReply(func(emit func(v []byte)) uint64 {
+		var next uint64
+		next, st = c.store.ZScan(c.db(), c.args[1], cursor, c.now, o, func(m, sc []byte) {
+			emit(m)
+			emit(sc)
+		})
+		return next
+	})
+	if st != store.OK {
+		c.out = c.out[:mark]
+		if st == store.NotFound {
+			c.emptyScan()
+			return
+		}
+		c.errReply(statusError(st))
+	}
+}
+
+// cmdZRandMember is ZRANDMEMBER key [count [WITHSCORES]], with HRANDFIELD's
+// checks and bounds.
+func cmdZRandMember(c *cmdCtx) {
+	if len(c.args) == 2 {
+		var st store.Status
+		c.out, st = c.store.ZRandMember(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
+		c.nullUnlessOK(st)
+		return
+	}
+	count, ok := intArg(c, c.args[2])
+	if !ok {
+		return
+	}
+	if count == math.MinInt64 {
+		c.errReply(errRandCountRange)
+		return
+	}
+	withScores := len(c.args) == 4
+	if len(c.args) > 4 || (withScores && !optIs(c.args[3], "withscores")) {
+		c.errReply(errSyntax)
+		return
+	}
+	if withScores && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
+		c.errReply(errOutOfRange)
+		return
+	}
+	limit := c.srv.cfg.outBufLimit.Load()
+	if limit <= 0 || limit > maxRandReply {
+		limit = maxRandReply
+	}
+	minEntry := int64(len("$0\r\n\r\n"))
+	if withScores {
+		minEntry *= 2
+	}
+	if count < 0 && -count > limit/minEntry {
+		c.outputLimitClose()
+		return
+	}
+	r := c.zreply(withScores)
+	mark := len(c.out)
+	if count >= -randChunk {
+		zrandChunk(c, count, limit, mark, r, true)
+		return
+	}
+	head := r.Head
+	r.Head = func(dst []byte, _ int) []byte { return head(dst, int(-count)) }
+	for left := -count; left > 0; left -= randChunk {
+		if !zrandChunk(c, -min(left, randChunk), limit, mark, r, left == -count) {
+			return
+		}
+		r.Head = noHead
+	}
+}
+
+// zrandChunk is hrandChunk for ZRANDMEMBER.
+func zrandChunk(c *cmdCtx, count, limit int64, mark int, r store.ZReply, first bool) bool {
+	var st store.Status
+	c.out, st = c.store.ZRandMemberCount(c.db(), c.args[1], c.now, count, int(limit)-(len(c.out)-mark), c.out, r)
+	switch {
+	case st == store.OK:
+		return true
+	case first && st == store.NotFound:
+		c.arrayLen(0)
+	case first && st != store.TooLarge:
+		c.errReply(statusError(st))
+	default:
+		c.out = c.out[:mark]
+		c.outputLimitClose()
+	}
+	return false
+}
+
 var zsetCommands = []command{
 	{Name: "zadd", Arity: -4, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catSortedset,
 		Keys: []keySpec{{Flags: keyRW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
@@ -746,6 +958,125 @@ var zsetCommands = []command{
 				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
 			}},
 		Fn: cmdZMPop},
+	{Name: "zrandmember", Arity: -2, Flags: flagReadOnly, ACL: catSortedset,
+		Tips: []string{"nondeterministic_output"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0", Group: "sorted-set",
+			Complexity: "O(N) where N is the number of elements returned",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "options", Type: argBlock, Flags: argOptional, Args: []cmdArg{
+					{Name: "count", Type: argInteger},
+					{Name: "withscores", Type: argPureToken, Token: "WITHSCORES", Flags: argOptional},
+				}},
+			}},
+		Fn: cmdZRandMember},
+	{Name: "zunion", Arity: -3, Flags: flagReadOnly, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Add multiple sorted sets", Since: "6.2.0", Group: "sorted-set",
+			Complexity: "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
+			Args: []cmdArg{
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
+				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
+					{Name: "sum", Type: argPureToken, Token: "SUM"},
+					{Name: "min", Type: argPureToken, Token: "MIN"},
+					{Name: "max", Type: argPureToken, Token: "MAX"},
+				}},
+				{Name: "withscores", Type: argPureToken, Token: "WITHSCORES", Flags: argOptional},
+			}},
+		Fn: cmdZUnion},
+	{Name: "zinter", Arity: -3, Flags: flagReadOnly, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Intersect multiple sorted sets", Since: "6.2.0", Group: "sorted-set",
+			Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
+			Args: []cmdArg{
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
+				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
+					{Name: "sum", Type: argPureToken, Token: "SUM"},
+					{Name: "min", Type: argPureToken, Token: "MIN"},
+					{Name: "max", Type: argPureToken, Token: "MAX"},
+				}},
+				{Name: "withscores", Type: argPureToken, Token: "WITHSCORES", Flags: argOptional},
+			}},
+		Fn: cmdZInter},
+	{Name: "zdiff", Arity: -3, Flags: flagReadOnly, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Subtract multiple sorted sets", Since: "6.2.0", Group: "sorted-set",
+			Complexity: "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
+			Args: []cmdArg{
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "withscores", Type: argPureToken, Token: "WITHSCORES", Flags: argOptional},
+			}},
+		Fn: cmdZDiff},
+	{Name: "zunionstore", Arity: -4, Flags: flagWrite | flagDenyOOM, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRO | keyAccess, BS: bsIndex(2), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Group: "sorted-set",
+			Complexity: "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
+			Args: []cmdArg{
+				{Name: "destination", Type: argKey, KeySpec: 0},
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
+				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
+				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
+					{Name: "sum", Type: argPureToken, Token: "SUM"},
+					{Name: "min", Type: argPureToken, Token: "MIN"},
+					{Name: "max", Type: argPureToken, Token: "MAX"},
+				}},
+			}},
+		Fn: cmdZUnionStore},
+	{Name: "zinterstore", Arity: -4, Flags: flagWrite | flagDenyOOM, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRO | keyAccess, BS: bsIndex(2), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Group: "sorted-set",
+			Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
+			Args: []cmdArg{
+				{Name: "destination", Type: argKey, KeySpec: 0},
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
+				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
+				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
+					{Name: "sum", Type: argPureToken, Token: "SUM"},
+					{Name: "min", Type: argPureToken, Token: "MIN"},
+					{Name: "max", Type: argPureToken, Token: "MAX"},
+				}},
+			}},
+		Fn: cmdZInterStore},
+	{Name: "zdiffstore", Arity: -4, Flags: flagWrite | flagDenyOOM, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}, {Flags: keyRO | keyAccess, BS: bsIndex(2), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0", Group: "sorted-set",
+			Complexity: "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
+			Args: []cmdArg{
+				{Name: "destination", Type: argKey, KeySpec: 0},
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
+			}},
+		Fn: cmdZDiffStore},
+	{Name: "zintercard", Arity: -3, Flags: flagReadOnly, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0", Group: "sorted-set",
+			Complexity: "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
+			Args: []cmdArg{
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "limit", Type: argInteger, Token: "LIMIT", Flags: argOptional},
+			}},
+		Fn: cmdZInterCard},
+	{Name: "zscan", Arity: -3, Flags: flagReadOnly, ACL: catSortedset,
+		Tips: []string{"nondeterministic_output"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0", Group: "sorted-set",
+			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "cursor", Type: argInteger},
+				{Name: "pattern", Type: argPattern, Token: "MATCH", Flags: argOptional},
+				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
+			}},
+		Fn: cmdZScan},
 }
 
 func init() { register(zsetCommands...) }

@@ -134,6 +134,42 @@ var zsetDiffCases = []diffCase{
 		"ZADD p 1 a 2 b", "COPY p q", "#enc q", "ZRANGE q 0 -1 WITHSCORES", "COPY w w2", "#enc w2", "ZRANGE w2 0 3 WITHSCORES", "ZCARD w2",
 		"RENAME w2 w3", "ZRANGE w3 -3 -1 WITHSCORES", "ZRANK w3 m100", "TYPE w3", "DEL w3", "EXISTS w3",
 	})},
+	{"zunion-zinter-zdiff", concat(zsetConfig, []string{
+		"ZADD a 1 x 2 y 3 z", "ZADD b 10 y 20 w", "SADD s y q", "SADD is 1 2 y", "ZUNION 3 a b s WITHSCORES", "ZUNION 3 a b s",
+		"ZUNION 3 a b s WEIGHTS 1 2 3 AGGREGATE MAX WITHSCORES", "ZUNION 2 a b AGGREGATE MIN WITHSCORES", "ZINTER 3 a b s WITHSCORES",
+		"ZINTER 2 a b AGGREGATE MIN", "ZINTER 2 a b WEIGHTS 2 0.5 WITHSCORES", "ZINTER 2 a nokey", "ZINTER 2 a a WITHSCORES",
+		"ZDIFF 2 a b WITHSCORES", "ZDIFF 2 a a", "ZDIFF 1 nokey", "ZDIFF 2 a s WITHSCORES", "ZUNION 2 a is WITHSCORES",
+		"ZUNION 2 a b WEIGHTS 1", "ZUNION 2 a b WEIGHTS 1 2 3", "ZUNION 2 a b WITHSCORES WITHSCORES", "ZUNIONSTORE d 2 a b WITHSCORES",
+		"ZUNIONSTORE d 2 a b", "ZRANGE d 0 -1 WITHSCORES", "#enc d", "ZINTERSTORE d 2 a b", "ZRANGE d 0 -1 WITHSCORES",
+		"ZDIFFSTORE d 2 a b", "ZRANGE d 0 -1 WITHSCORES", "ZDIFFSTORE d 1 nokey", "EXISTS d", "ZINTERSTORE d 2 a nokey", "EXISTS d",
+		"ZUNIONSTORE a 2 a nokey", "ZRANGE a 0 -1 WITHSCORES", "ZUNION 0 a", "ZUNIONSTORE d 0 a", "ZINTER -1 a", "ZDIFF x a", "ZUNION 2 a",
+		"ZUNION 1 a WEIGHTS x", "ZUNION 1 a WEIGHTS nan", "ZUNION 1 a WEIGHTS inf WITHSCORES", "ZUNION 1 a AGGREGATE foo", "ZUNION 1 a AGGREGATE",
+		"ZUNION 1 a WEIGHTS", "ZDIFF 1 a WEIGHTS 1", "ZDIFF 1 a AGGREGATE SUM", "ZDIFFSTORE d 1 a WITHSCORES", "SET str v",
+		"ZUNION 2 a str", "ZUNION 2 a str WEIGHTS x", "ZUNIONSTORE d 2 a str", "ZINTER 2 str nokey", "ZDIFF 2 nokey str",
+		"ZADD n1 inf x", "ZADD n2 -inf x", "ZUNION 2 n1 n2 WITHSCORES", "ZINTER 2 n1 n2 WITHSCORES", "ZUNION 2 n1 n2 WEIGHTS 0 1 WITHSCORES",
+		"ZINTER 2 n1 n2 AGGREGATE MAX WITHSCORES", zsetFill("big", "m", 0, 200, 1), "ZUNIONSTORE d 2 big a", "#enc d", "ZCARD d",
+		"ZINTERSTORE d 2 big big WEIGHTS 1 -1", "#enc d", "ZDIFFSTORE d 2 big a", "#enc d", "ZINTERSTORE d2 2 big a", "#enc d2",
+		"ZADD long 1 " + long65, "ZUNIONSTORE d 1 long", "#enc d", "#proto 3", "ZUNION 2 a b WITHSCORES", "ZINTER 2 a b", "ZDIFF 2 a b WITHSCORES",
+	})},
+	{"zintercard", concat(zsetConfig, []string{
+		"ZADD a 1 x 2 y 3 z", "ZADD b 10 y 20 z 30 w", "SADD s y z", "ZINTERCARD 2 a b", "ZINTERCARD 2 a b LIMIT 0", "ZINTERCARD 2 a b LIMIT 1",
+		"ZINTERCARD 3 a b s", "ZINTERCARD 2 a nokey", "ZINTERCARD 2 a b LIMIT x", "ZINTERCARD 2 a b LIMIT -1", "ZINTERCARD x a", "ZINTERCARD 0 a",
+		"ZINTERCARD 3 a b", "ZINTERCARD 1 a foo", "ZINTERCARD 1 a LIMIT", "SET str v", "ZINTERCARD 2 a str", "ZINTERCARD 2 a str LIMIT x",
+		"ZINTERCARD 2 a b WEIGHTS 1 1",
+	})},
+	{"zscan", concat(zsetConfig, []string{
+		"ZADD z 1 a 2.5 b -0 c 1.1 d 1e20 e inf f 3 aa", "ZSCAN z 0", "ZSCAN z 0 MATCH a*", "ZSCAN z 0 COUNT 1", "ZSCAN nokey 0",
+		"ZSCAN nokey 0 COUNT 0", "ZSCAN z x", "ZSCAN z 0 COUNT 0", "ZSCAN z 0 NOVALUE", "SET s v", "ZSCAN s 0", "ZSCAN s 0 COUNT 0",
+		"#proto 3", "ZSCAN z 0", "ZADD y 1 " + long65 + " 2.5 b -0 c 1.1 d", "S ZSCAN y 0 COUNT 100",
+	})},
+	{"zrandmember", concat(zsetConfig, []string{
+		"ZADD z 1 a 2 b 3 c", "R ZRANDMEMBER z", "ZRANDMEMBER nokey", "ZRANDMEMBER nokey 5", "ZRANDMEMBER z 0", "ZRANDMEMBER z 0 WITHSCORES",
+		"ZRANDMEMBER z 10 WITHSCORES", "ZRANDMEMBER z 3", "R ZRANDMEMBER z 2", "R ZRANDMEMBER z -5 WITHSCORES", "R ZRANDMEMBER z -5",
+		"ZRANDMEMBER z x", "ZRANDMEMBER z 1 foo", "ZRANDMEMBER z 1 WITHSCORES x", "ZRANDMEMBER z -9223372036854775808",
+		"ZRANDMEMBER z -9223372036854775807 WITHSCORES", "ZRANDMEMBER z 9223372036854775807 WITHSCORES", "SET s v", "ZRANDMEMBER s",
+		"ZRANDMEMBER s 1", "#proto 3", "ZRANDMEMBER z 10 WITHSCORES", "R ZRANDMEMBER z -2 WITHSCORES", "ZRANDMEMBER nokey",
+		zsetFill("big", "m", 100, 200, 1), "R ZRANDMEMBER big 5 WITHSCORES", "ZRANDMEMBER big 300", "R ZRANDMEMBER big -5",
+	})},
 }
 
 func TestZSetCommandsMatchRedis(t *testing.T) { runDiff(t, zsetDiffCases) }

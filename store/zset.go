@@ -263,15 +263,10 @@ func (z zsl) countBefore(stop func(z zsl, x ref) bool) int {
 // appendD2String appends score as Redis's d2string writes it into a
 // listpack.
 func appendD2String(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	case f > -4503599627370495 && f < 4503599627370496 && f == math.Trunc(f):
+	if f > -4503599627370495 && f < 4503599627370496 && f == math.Trunc(f) {
 		return strconv.AppendInt(dst, int64(f), 10)
 	}
-	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+	return AppendScore(dst, f)
 }
 
 // lpScore returns the score entry at off of a listpack zset.
