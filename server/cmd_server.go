@@ -117,6 +117,7 @@ func cmdConfigResetStat(c *cmdCtx) {
 	s.stats.totalConns.Store(0)
 	s.stats.rejectedConns.Store(0)
 	s.stats.resetCommands.Add(s.totalCommands())
+	s.resetStats()
 	c.ok()
 }
 
@@ -239,8 +240,6 @@ var configParams = []configParam{
 	settable("tcp-keepalive", "300"),
 	settable("hz", "10"),
 	settable("dbfilename", "dump.rdb"),
-	settable("slowlog-log-slower-than", "10000"),
-	settable("slowlog-max-len", "128"),
 	constParam("tls-port", "0"),
 	{name: "dir", get: func(*Server) string { d, _ := os.Getwd(); return d }},
 }

@@ -35,13 +35,14 @@ type loopState struct {
 	conns   []*connState
 	tls     tlsLoop // TLS plaintext scratch (tls.go)
 
-	// read by INFO from any goroutine
+	// written by the loop, read by INFO from any goroutine
 	commands atomic.Int64
-	_        [56]byte // keep loops' counters on separate cache lines
+	stats    loopStats // stats.go
+	_        [56]byte  // keep loops' counters on separate cache lines
 }
 
 func (s *Server) newLoopState(loop transportLoop) *loopState {
-	ls := &loopState{srv: s, loop: loop, out: make([]byte, 0, 64<<10), scratch: make([]byte, 64)}
+	ls := &loopState{srv: s, loop: loop, out: make([]byte, 0, 64<<10), scratch: make([]byte, 64), stats: newLoopStats()}
 	s.loopsMu.Lock()
 	s.loops = append(s.loops, ls)
 	s.loopsMu.Unlock()

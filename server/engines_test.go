@@ -53,6 +53,9 @@ var engineSuite = []struct {
 	{"TLSSessionResumption", TestTLSSessionResumption},
 	{"TLSPlainAndTLSShareLoops", TestTLSPlainAndTLSShareLoops},
 	{"TLSIdleConnectionsShedKeysAndKeepWorking", TestTLSIdleConnectionsShedKeysAndKeepWorking},
+	{"SlowlogEntriesMatchRedis", TestSlowlogEntriesMatchRedis},
+	{"LatencyHistogramMatchesRedis", TestLatencyHistogramMatchesRedis},
+	{"InfoCommandErrorLatencyStatsMatchRedis", TestInfoCommandErrorLatencyStatsMatchRedis},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

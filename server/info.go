@@ -16,29 +16,39 @@ import (
 
 // infoSections are INFO's sections in Redis's order; all of them are in
 // the default set.
-var infoSections = []struct {
-	name string
-	fn   func(s *Server, b []byte) []byte
-}{
-	{"server", (*Server).infoServer},
-	{"clients", (*Server).infoClients},
-	{"memory", (*Server).infoMemory},
-	{"persistence", (*Server).infoPersistence},
-	{"stats", (*Server).infoStats},
-	{"replication", (*Server).infoReplication},
-	{"cpu", (*Server).infoCPU},
-	{"cluster", (*Server).infoCluster},
-	{"keyspace", (*Server).infoKeyspace},
+var infoSections = []infoSection{
+	{"server", (*Server).infoServer, false},
+	{"clients", (*Server).infoClients, false},
+	{"memory", (*Server).infoMemory, false},
+	{"persistence", (*Server).infoPersistence, false},
+	{"stats", (*Server).infoStats, false},
+	{"replication", (*Server).infoReplication, false},
+	{"cpu", (*Server).infoCPU, false},
+	{"commandstats", (*Server).infoCommandStats, true},
+	{"errorstats", (*Server).infoErrorStats, false},
+	{"latencystats", (*Server).infoLatencyStats, true},
+	{"cluster", (*Server).infoCluster, false},
+	{"keyspace", (*Server).infoKeyspace, false},
 }
 
-// appendInfo appends INFO's text for the named sections: none, "default",
-// "all" or "everything" mean every section; unknown names add nothing.
+// infoSection is one INFO section.
+type infoSection struct {
+	name    string
+	fn      func(s *Server, b []byte) []byte
+	notDflt bool // only with "all", "everything" or its name, as in Redis
+}
+
+// appendInfo appends INFO's text for the named sections: none and "default"
+// mean the default set, "all" and "everything" every section; unknown
+// names add nothing.
 func (s *Server) appendInfo(b []byte, names [][]byte) []byte {
 	want := map[string]bool{}
-	all := len(names) == 0
+	dflt, all := len(names) == 0, false
 	for _, n := range names {
 		switch l := strings.ToLower(string(n)); l {
-		case "default", "all", "everything":
+		case "default":
+			dflt = true
+		case "all", "everything":
 			all = true
 		default:
 			want[l] = true
@@ -46,7 +56,7 @@ func (s *Server) appendInfo(b []byte, names [][]byte) []byte {
 	}
 	n := 0
 	for _, sec := range infoSections {
-		if !all && !want[sec.name] {
+		if !all && !want[sec.name] && !(dflt && !sec.notDflt) {
 			continue
 		}
 		if n > 0 {
@@ -194,7 +204,7 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = s.acl.appendInfoStats(b)
 	b = infoInt(b, "pubsub_channels", 0)
 	b = infoInt(b, "pubsub_patterns", 0)
-	return infoInt(b, "total_error_replies", 0)
+	return infoInt(b, "total_error_replies", s.totalErrors())
 }
 
 func (s *Server) infoReplication(b []byte) []byte {

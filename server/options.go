@@ -71,6 +71,17 @@ type Options struct {
 	// ProtectedMode is protected-mode: "yes" (default) or "no". See
 	// protected.go.
 	ProtectedMode string
+	// The observability settings as redis.conf writes them; "" means
+	// Redis's default (10000, 128, 0, yes and "50 99 99.9"). See
+	// obs_config.go.
+	SlowlogLogSlowerThan           string
+	SlowlogMaxLen                  string
+	LatencyMonitorThreshold        string
+	LatencyTracking                string
+	LatencyTrackingInfoPercentiles string
+	// MetricsPort serves Prometheus metrics on http://Bind:MetricsPort/metrics
+	// when not 0 (metrics.go); negative picks a free port.
+	MetricsPort int
 }
 
 // Defaults of Options, Redis's where Redis has one.
@@ -133,6 +144,7 @@ type config struct {
 	outBufLimit    atomic.Int64
 	outBufLimitRaw atomic.Pointer[string] // client-output-buffer-limit as set
 	mem            memConfig              // maxmemory and its policy
+	obs            obsConfig              // slow log, latency monitor and tracking
 	prot           protectedConfig        // protected-mode
 
 	miscMu sync.Mutex

@@ -90,21 +90,4 @@ func isLoopback(a net.Addr) bool {
 }
 
 // protectedModeParam is CONFIG GET/SET protected-mode, yes or no.
-var protectedModeParam = configParam{name: "protected-mode",
-	get: func(s *Server) string {
-		if s.cfg.prot.on.Load() {
-			return "yes"
-		}
-		return "no"
-	},
-	set: func(s *Server, v string) string {
-		switch strings.ToLower(v) {
-		case "yes":
-			s.cfg.prot.on.Store(true)
-		case "no":
-			s.cfg.prot.on.Store(false)
-		default:
-			return "argument must be 'yes' or 'no'"
-		}
-		return ""
-	}}
+var protectedModeParam = boolParam("protected-mode", func(s *Server) *atomic.Bool { return &s.cfg.prot.on })

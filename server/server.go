@@ -53,6 +53,13 @@ type Server struct {
 
 	loopsMu sync.Mutex
 	loops   []*loopState
+
+	// observability (stats.go, slowlog.go)
+	bare      loopStats // counters of clients without a loop (tests, bare servers)
+	otherErrs otherErrs
+	slowlog   slowlog
+	latency   latencyMonitor
+	obsErr    error // an observability setting was refused; Serve returns it
 }
 
 // serverStats are INFO's counters that are not per loop.
@@ -78,6 +85,8 @@ func (s *Server) lazy() { s.once.Do(s.setup) }
 func (s *Server) setup() {
 	s.opts = s.opts.withDefaults()
 	s.cfg.load(s.opts)
+	s.bare = newLoopStats()
+	s.obsErr = s.cfg.obs.load(s, s.opts)
 	s.log = s.opts.Logger
 	if s.store == nil {
 		s.store = store.New(store.Options{Databases: s.opts.Databases})
@@ -134,10 +143,13 @@ func (s *Server) Serve() error {
 		s.trMu.Unlock()
 		return ErrServerClosed
 	}
-	if s.tlsErr != nil || s.Addr() == "" && s.tls == nil {
+	if s.tlsErr != nil || s.obsErr != nil || s.Addr() == "" && s.tls == nil {
 		s.trMu.Unlock()
 		if s.tlsErr != nil {
 			return s.tlsErr
+		}
+		if s.obsErr != nil {
+			return s.obsErr
 		}
 		return errors.New("server: no listener: the port is disabled and TLS is off")
 	}

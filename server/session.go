@@ -68,11 +68,11 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl := c.cl
 	cmd, msg := resolveCommand(c.args)
 	if cmd == nil {
-		c.errReply(msg)
+		s.rejectCall(c, nil, msg)
 		return
 	}
 	if !cl.authed && cmd.Flags&flagNoAuth == 0 && s.authRequired() {
-		c.errReply(errNoAuth)
+		s.rejectCall(c, cmd, errNoAuth)
 		return
 	}
 	if cl.user.revoked() {
@@ -83,16 +83,18 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		c.now = nowMs() // once per batch, by the first command that needs it
 	}
 	if msg := s.acl.check(cl.user, cmd, c); msg != "" {
-		c.errReply(msg)
+		s.rejectCall(c, cmd, msg)
 		return
 	}
 	if msg := s.checkMemory(cmd, c.now); msg != "" {
-		c.errReply(msg)
+		s.rejectCall(c, cmd, msg)
 		return
 	}
 	cl.ncmds++
 	cl.lastCmd = cmd
+	mark := beginCall(c)
 	cmd.Fn(c)
+	s.endCall(c, cmd, mark) // stats.go
 	if cmd.Flags&flagWrite != 0 && s.blocked.n.Load() > 0 {
 		s.serveBlocked(c, cmd) // blocking.go: waiters run right after the write that readied their keys
 	}

@@ -24,10 +24,7 @@ func init() {
 		}
 	}
 	configParams = append(configParams, tlsConfigParams...)
-	infoSections = append(infoSections, struct {
-		name string
-		fn   func(s *Server, b []byte) []byte
-	}{"tls", (*Server).infoTLS})
+	infoSections = append(infoSections, infoSection{name: "tls", fn: (*Server).infoTLS})
 }
 
 // tlsParam is a TLS setting read from and written to TLSOptions.

@@ -47,6 +47,9 @@ var defaults = settings{
 	"logfile":        "",    // log file, appended to; "" is stderr
 	"log-format":     "",    // console or json; "" is console on a terminal, else json
 	"syslog-enabled": "no", "syslog-ident": "loopkv", "syslog-facility": "local0",
+	"slowlog-log-slower-than": "10000", "slowlog-max-len": "128", "latency-monitor-threshold": "0",
+	"latency-tracking": "yes", "latency-tracking-info-percentiles": "50 99 99.9",
+	"metrics-port": "0", // Prometheus metrics on http://bind:PORT/metrics; 0 is off
 }
 
 // ignored are redis.conf directives accepted without effect.
@@ -228,6 +231,10 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	var tlsErrs []error
 	o.TLS, tlsErrs = buildTLSOptions(cfg, num)
 	errs = append(errs, tlsErrs...)
+	o.SlowlogLogSlowerThan, o.SlowlogMaxLen = cfg["slowlog-log-slower-than"], cfg["slowlog-max-len"]
+	o.LatencyMonitorThreshold, o.LatencyTracking = cfg["latency-monitor-threshold"], cfg["latency-tracking"]
+	o.LatencyTrackingInfoPercentiles = cfg["latency-tracking-info-percentiles"]
+	o.MetricsPort = num("metrics-port")
 	o.LogLevel = strings.ToLower(cfg["loglevel"])
 	lvl, ok := server.ZapLevel(o.LogLevel)
 	if !ok {
