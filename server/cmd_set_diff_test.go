@@ -151,6 +151,12 @@ var setDiffCases = []diffCase{
 		"SINTERCARD 1 s", "R SPOP s 1", "R SPOP s 5", "SADD t 1 2 3 4 5 6", "R SPOP t 2", "R SPOP t 3", "R SPOP t 9",
 		"SADD e 1", "SRANDMEMBER e -2",
 	}},
+	{"acl-key-permissions", []string{
+		"SADD a 1", "SADD b 2", "ACL SETUSER u on >p ~a* +@set", "ACL SETUSER r on >p %R~a* +@set", "AUTH u p",
+		"SINTERCARD 2 a b", "SINTERCARD 1 a", "SINTERSTORE a1 a2 b", "SINTERSTORE a1 a", "SMOVE a b 1", "SMOVE a a2 1",
+		"SUNION a b", "SSCAN b 0", "GET a", "AUTH r p", "SADD a 5", "SMEMBERS a", "SPOP a", "SRANDMEMBER a",
+		"SINTERSTORE a1 a", "SINTER a a1", "AUTH default x", "ACL DELUSER u r",
+	}},
 	{"sets-and-keyspace", []string{
 		"SADD s a", "PEXPIREAT s 1", "SCARD s", "SADD s b", "TTL s", "SMEMBERS s", "SADD i 1 2", "TYPE i", "COPY i j",
 		"SMEMBERS j", "#enc j", "RENAME j k", "SMEMBERS k", "SADD h a b", "COPY h h2", "S SMEMBERS h2", "#enc h2",
