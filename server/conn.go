@@ -38,6 +38,7 @@ type loopState struct {
 	// written by the loop, read by INFO from any goroutine
 	commands atomic.Int64
 	stats    loopStats // stats.go
+	monLine  []byte    // scratch for MONITOR lines (monitor.go); written by the loop only
 	_        [56]byte  // keep loops' counters on separate cache lines
 }
 
@@ -171,6 +172,9 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	if cs.cl.blocked != nil {
 		out = h.deliverUnblocked(cs, ls, out)
 	}
+	if cs.cl.monitor != nil {
+		out = h.deliverMonitor(cs, ls, out) // monitor.go
+	}
 	n, out, closeAfter := h.runBatch(cs, ls, in, out)
 	ls.out = out
 	left := int64(len(in) - n)
@@ -260,6 +264,7 @@ func (h *handler) onClose(cs *connState) {
 	}
 	counted := cs.tls == nil || cs.tls.refuse == nil // not a TLS client over maxclients
 	h.s.forgetBlocked(cs)
+	h.s.forgetMonitor(cs)
 	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1

@@ -56,6 +56,7 @@ var engineSuite = []struct {
 	{"SlowlogEntriesMatchRedis", TestSlowlogEntriesMatchRedis},
 	{"LatencyHistogramMatchesRedis", TestLatencyHistogramMatchesRedis},
 	{"InfoCommandErrorLatencyStatsMatchRedis", TestInfoCommandErrorLatencyStatsMatchRedis},
+	{"MonitorShowsEveryClientsCommands", TestMonitorShowsEveryClientsCommands},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

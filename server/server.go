@@ -59,7 +59,8 @@ type Server struct {
 	otherErrs otherErrs
 	slowlog   slowlog
 	latency   latencyMonitor
-	obsErr    error // an observability setting was refused; Serve returns it
+	monitors  monitorList // monitor.go
+	obsErr    error       // an observability setting was refused; Serve returns it
 }
 
 // serverStats are INFO's counters that are not per loop.

@@ -15,14 +15,15 @@ type client struct {
 	parser  resp.Parser
 	name    string
 	authed  bool
-	user    *aclUser   // the authenticated user; nil is the default user
-	quit    bool       // close once the pending replies are written
-	conn    *connState // nil for a bare client in tests
-	lastCmd *command   // the last command run, for CLIENT LIST cmd=
-	ncmds   int64      // commands run, for total_commands_processed
-	ctx     cmdCtx     // reused by execute so that it does not escape per call
-	tight   bool       // the parser has the unauthenticated limits
-	blocked *waiter    // a blocking pop waiting for its keys (blocking.go); nil when not blocked
+	user    *aclUser     // the authenticated user; nil is the default user
+	quit    bool         // close once the pending replies are written
+	conn    *connState   // nil for a bare client in tests
+	lastCmd *command     // the last command run, for CLIENT LIST cmd=
+	ncmds   int64        // commands run, for total_commands_processed
+	ctx     cmdCtx       // reused by execute so that it does not escape per call
+	tight   bool         // the parser has the unauthenticated limits
+	blocked *waiter      // a blocking pop waiting for its keys (blocking.go); nil when not blocked
+	monitor *monitorFeed // set by MONITOR (monitor.go)
 }
 
 // execute runs every complete command at the front of in, appending the

@@ -139,6 +139,9 @@ func (s *Server) endCall(c *cmdCtx, cmd *command, m callMark) {
 		}
 		s.latency.add(event, d/1e6)
 	}
+	if s.monitors.n.Load() > 0 {
+		s.feedMonitors(c, cmd) // monitor.go
+	}
 }
 
 // rejectCall replies msg to a command refused before it ran and counts it:

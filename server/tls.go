@@ -409,6 +409,9 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	if cs.cl.blocked != nil && tc.established {
 		out = h.deliverUnblocked(cs, ls, out)
 	}
+	if cs.cl.monitor != nil {
+		out = h.deliverMonitor(cs, ls, out) // monitor.go
+	}
 	for {
 		// Without a pending command the records are opened in place: the
 		// plaintext is compacted to the front of in[consumed:] and the

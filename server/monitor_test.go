@@ -1,0 +1,97 @@
+package server
+
+import (
+	"bufio"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// monitorCommands are run by one client while redis-cli MONITORs: plain,
+// quoted and binary arguments, another database, a failing AUTH (shown
+// redacted), an admin command and a rejected one (neither shown).
+var monitorCommands = [][]string{
+	{"SET", "k", "a b\"c"}, {"GET", "k"}, {"SELECT", "2"}, {"SET", "bin", "\x00\xff\n\r\t"},
+	{"AUTH", "user", "secret"}, {"CONFIG", "GET", "maxclients"}, {"GET"}, {"DEL", "k", "bin"}, {"PING"},
+}
+
+// TestMonitorShowsEveryClientsCommands runs redis-cli MONITOR on loopkv
+// and on redis-server while another client runs monitorCommands, and
+// compares the lines: the same commands, quoted the same, with the
+// database and the client's own address.
+func TestMonitorShowsEveryClientsCommands(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	got := monitorLines(t, s.Addr())
+	want := monitorLines(t, startRefRedis(t))
+	if !slices.Equal(got, want) {
+		t.Fatalf("MONITOR lines\n got  %q\n want %q", got, want)
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.monitors.n.Load() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d monitors left 5 s after redis-cli exited", s.monitors.n.Load())
+		}
+	}
+}
+
+var monitorLineRE = regexp.MustCompile(`^\d{10}\.\d{6} \[(\d+) ([0-9.:]+)\] (.*)$`)
+
+// monitorLines runs monitorCommands on addr under redis-cli MONITOR and
+// returns the lines it printed, the time dropped and the address checked.
+func monitorLines(t *testing.T, addr string) []string {
+	t.Helper()
+	cli := needTool(t, "redis-cli")
+	host, port, _ := strings.Cut(addr, ":")
+	cmd := exec.Command(cli, "-h", host, "-p", port, "monitor")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() string {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("redis-cli monitor exited")
+			}
+			return l
+		case <-time.After(10 * time.Second):
+			t.Fatal("no MONITOR line within 10 s")
+		}
+		return ""
+	}
+	if l := next(); l != "OK" {
+		t.Fatalf("MONITOR replied %q", l)
+	}
+	rc := dialRaw(t, addr)
+	self := rc.c.LocalAddr().String()
+	for _, args := range monitorCommands {
+		rc.do(args...)
+	}
+	rc.do("ECHO", "last")
+	var out []string
+	for {
+		l := next()
+		m := monitorLineRE.FindStringSubmatch(l)
+		if m == nil || m[2] != self {
+			t.Fatalf("MONITOR line %q: want time [db %s] args", l, self)
+		}
+		out = append(out, m[1]+" "+m[3])
+		if m[3] == `"ECHO" "last"` {
+			return out
+		}
+	}
+}
