@@ -249,7 +249,7 @@ func cmdLatencyGraph(c *cmdCtx) {
 var observeCommands = []command{
 	{Name: "monitor", Arity: 1, Flags: flagAdmin | flagNoScript | flagLoading | flagStale,
 		Doc: cmdDoc{Summary: "Listen for all requests received by the server in real time", Since: "1.0.0", Group: "server"},
-		Fn: cmdMonitor},
+		Fn:  cmdMonitor},
 	{Name: "slowlog", Arity: -2,
 		Doc: cmdDoc{Summary: "A container for slow log commands", Since: "2.2.12", Group: "server",
 			Complexity: "Depends on subcommand."},
