@@ -57,6 +57,8 @@ var engineSuite = []struct {
 	{"LatencyHistogramMatchesRedis", TestLatencyHistogramMatchesRedis},
 	{"InfoCommandErrorLatencyStatsMatchRedis", TestInfoCommandErrorLatencyStatsMatchRedis},
 	{"MonitorShowsEveryClientsCommands", TestMonitorShowsEveryClientsCommands},
+	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
+	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

@@ -55,12 +55,13 @@ type Server struct {
 	loops   []*loopState
 
 	// observability (stats.go, slowlog.go)
-	bare      loopStats // counters of clients without a loop (tests, bare servers)
-	otherErrs otherErrs
-	slowlog   slowlog
-	latency   latencyMonitor
-	monitors  monitorList // monitor.go
-	obsErr    error       // an observability setting was refused; Serve returns it
+	bare        loopStats // counters of clients without a loop (tests, bare servers)
+	otherErrs   otherErrs
+	slowlog     slowlog
+	latency     latencyMonitor
+	monitors    monitorList            // monitor.go
+	metricsAddr atomic.Pointer[string] // the metrics listener, once Serve runs; "" when off
+	obsErr      error                  // an observability setting was refused; Serve returns it
 }
 
 // serverStats are INFO's counters that are not per loop.
@@ -124,6 +125,15 @@ func (s *Server) TLSAddr() string {
 	return net.JoinHostPort(s.opts.Bind, strconv.Itoa(s.opts.TLS.Port))
 }
 
+// MetricsAddr is the address of the Prometheus endpoint (Options.MetricsPort)
+// once the server is ready; "" when it is off.
+func (s *Server) MetricsAddr() string {
+	if p := s.metricsAddr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
 // Ready is closed once the server accepts connections.
 func (s *Server) Ready() <-chan struct{} {
 	s.lazy()
@@ -168,11 +178,17 @@ func (s *Server) Serve() error {
 	s.trMu.Unlock()
 	defer close(s.done)
 	defer s.tls.close()
+	maddr, stopMetrics, err := s.startMetrics() // metrics.go
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	s.metricsAddr.Store(&maddr)
 	s.log.Info("loopkv starting",
 		zap.String("addr", s.Addr()), zap.String("tls_addr", s.TLSAddr()), zap.Int("loops", s.opts.Loops), zap.String("engine", s.opts.Engine),
 		zap.String("version", Version), zap.Int("pid", pid()))
 	var once sync.Once
-	err := tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() { once.Do(func() { close(s.ready) }) })
+	err = tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() { once.Do(func() { close(s.ready) }) })
 	if err != nil {
 		s.log.Error("server stopped", zap.Error(err))
 		return err
