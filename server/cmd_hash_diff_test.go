@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -392,4 +393,78 @@ func TestHashRandFieldHugeCountsAreBounded(t *testing.T) {
 	if ours.cl.quit || !bytes.HasPrefix(out, []byte("*100\r\n")) {
 		t.Errorf("HRANDFIELD g -100 within the limit: quit %v, reply %.40q", ours.cl.quit, out)
 	}
+}
+
+// TestHashRandomOpsMatchRedis sends one seeded random sequence of hash and
+// string commands to redis-server and to us and compares every reply
+// (HGETALL, HKEYS and HVALS as multisets) and each key's OBJECT ENCODING,
+// around both thresholds: up to 140 fields, values of 60 to 70 bytes.
+func TestHashRandomOpsMatchRedis(t *testing.T) {
+	t.Logf("seed %d", hashRandomSeed)
+	runDiff(t, []diffCase{{"random-ops", append([]string{"CONFIG SET hash-max-listpack-entries 128"}, hashRandomLines()...)}})
+}
+
+const hashRandomSeed = 12
+
+// hashRandomLines are TestHashRandomOpsMatchRedis's commands.
+func hashRandomLines() []string {
+	const seed = hashRandomSeed
+	rnd := rand.New(rand.NewPCG(seed, seed))
+	field := func() string { return "f" + strconv.Itoa(rnd.IntN(132)) }
+	value := func() string {
+		switch rnd.IntN(8) {
+		case 0, 1:
+			return strconv.Itoa(rnd.IntN(2000) - 1000)
+		case 2:
+			if rnd.IntN(300) == 0 { // rare, so that hashes also reach 128 fields as listpacks
+				return strings.Repeat("v", 60+rnd.IntN(11))
+			}
+			return strings.Repeat("w", 60+rnd.IntN(5))
+		case 3:
+			return "1.5"
+		}
+		return "x" + strconv.Itoa(rnd.IntN(100))
+	}
+	keys := []string{"a", "b"}
+	var lines []string
+	for i := 0; i < 2000; i++ {
+		k := keys[rnd.IntN(len(keys))]
+		var line string
+		switch rnd.IntN(16) {
+		case 0, 1, 2, 14, 15:
+			line = "HSET " + k
+			for n := 1 + rnd.IntN(16); n > 0; n-- {
+				line += " " + field() + " " + value()
+			}
+		case 3:
+			line = "HSETNX " + k + " " + field() + " " + value()
+		case 4:
+			line = "HDEL " + k + " " + field() + " " + field()
+		case 6:
+			line = "HGET " + k + " " + field()
+		case 7:
+			line = "HINCRBY " + k + " " + field() + " " + strconv.Itoa(rnd.IntN(100)-50)
+		case 8:
+			line = "HINCRBYFLOAT " + k + " " + field() + " 0.25"
+		case 9:
+			line = "HMGET " + k + " " + field() + " " + field()
+		case 10:
+			line = "S HGETALL " + k
+		case 5, 11:
+			line = []string{"HLEN ", "S HKEYS ", "S HVALS ", "OBJECT ENCODING ", "OBJECT ENCODING "}[rnd.IntN(5)] + k
+		case 12:
+			line = "HSTRLEN " + k + " " + field()
+		case 13:
+			if rnd.IntN(10) == 0 { // now and then a fresh start, or a string
+				line = []string{"SET ", "DEL "}[rnd.IntN(2)] + k + []string{" str", ""}[rnd.IntN(2)]
+			} else {
+				line = []string{"HEXISTS " + k + " f1", "TYPE " + k}[rnd.IntN(2)]
+			}
+		}
+		lines = append(lines, line)
+		if strings.HasPrefix(line, "H") && !strings.HasPrefix(line, "HGET") && !strings.HasPrefix(line, "HM") {
+			lines = append(lines, "OBJECT ENCODING "+k) // after every write
+		}
+	}
+	return lines
 }
