@@ -400,15 +400,14 @@ func TestHashRandFieldHugeCountsAreBounded(t *testing.T) {
 // (HGETALL, HKEYS and HVALS as multisets) and each key's OBJECT ENCODING,
 // around both thresholds: up to 140 fields, values of 60 to 70 bytes.
 func TestHashRandomOpsMatchRedis(t *testing.T) {
-	t.Logf("seed %d", hashRandomSeed)
-	runDiff(t, []diffCase{{"random-ops", append([]string{"CONFIG SET hash-max-listpack-entries 128"}, hashRandomLines()...)}})
+	runDiff(t, []diffCase{
+		{"random-ops-seed-12", append([]string{"CONFIG SET hash-max-listpack-entries 128"}, hashRandomLines(12)...)},
+		{"random-ops-seed-13-resp3", append([]string{"#proto 3"}, hashRandomLines(13)...)},
+	})
 }
 
-const hashRandomSeed = 12
-
-// hashRandomLines are TestHashRandomOpsMatchRedis's commands.
-func hashRandomLines() []string {
-	const seed = hashRandomSeed
+// hashRandomLines are TestHashRandomOpsMatchRedis's commands for seed.
+func hashRandomLines(seed uint64) []string {
 	rnd := rand.New(rand.NewPCG(seed, seed))
 	field := func() string { return "f" + strconv.Itoa(rnd.IntN(132)) }
 	value := func() string {
