@@ -27,10 +27,12 @@ func threadCount() int {
 	return int(s[0].Value.Uint64())
 }
 
-// Bounds of trimThreads' period.
+// trimThreads' period, and how many trims in a row may fail to lower the
+// count before it backs off.
 const (
-	trimEvery    = time.Second
-	trimEveryMax = time.Minute
+	trimEvery     = time.Second
+	trimEveryIdle = 8 * time.Second
+	trimFutile    = 4
 )
 
 // trimThreads retires OS threads above budget until ctx ends. The runtime
@@ -38,14 +40,13 @@ const (
 // collection that woke every P) would leave its threads behind for good.
 // A goroutine that exits while locked to its thread takes the thread with
 // it, and an idle thread takes over its P. When no thread was idle (the
-// runtime starts one to replace it), the count does not drop: the period
-// then doubles up to trimEveryMax, so a daemon that needs its threads does
-// not churn them.
+// runtime starts one to replace it), the count does not drop: after
+// trimFutile such trims in a row the check runs every trimEveryIdle, so a
+// daemon that needs its threads does not churn them.
 func trimThreads(ctx context.Context, budget int) {
-	every := trimEvery
-	t := time.NewTimer(every)
+	t := time.NewTimer(trimEvery)
 	defer t.Stop()
-	last := 0 // the count at the last trim; 0 when the last check trimmed nothing
+	last, futile := 0, 0 // the count at the last trim (0: none); trims in a row that did not lower it
 	for {
 		select {
 		case <-ctx.Done():
@@ -53,19 +54,22 @@ func trimThreads(ctx context.Context, budget int) {
 		case <-t.C:
 		}
 		n := threadCount()
-		switch {
-		case n <= budget:
-			every, last = trimEvery, 0
-		default:
+		if n <= budget {
+			last, futile = 0, 0
+		} else {
 			if last != 0 && n >= last {
-				every = min(2*every, trimEveryMax)
+				futile++
 			} else {
-				every = trimEvery
+				futile = 0
 			}
 			for range n - budget {
 				go runtime.LockOSThread() // exits locked: its thread ends
 			}
 			last = n
+		}
+		every := trimEvery
+		if futile >= trimFutile {
+			every = trimEveryIdle
 		}
 		t.Reset(every)
 	}

@@ -54,13 +54,13 @@ func tasks(t *testing.T, pid int) int {
 	return len(ents)
 }
 
-// settle waits up to 15 s (the trimmer checks once a second, less often
-// after a trim that did not hold) for process pid to run at most budget
-// threads, and returns its last count.
+// settle waits up to 30 s (the trimmer checks once a second, every 8 s
+// after four trims in a row that did not hold) for process pid to run at
+// most budget threads, and returns its last count.
 func settle(t *testing.T, pid, budget int) int {
 	t.Helper()
 	n := tasks(t, pid)
-	for deadline := time.Now().Add(15 * time.Second); n > budget && time.Now().Before(deadline); n = tasks(t, pid) {
+	for deadline := time.Now().Add(30 * time.Second); n > budget && time.Now().Before(deadline); n = tasks(t, pid) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return n
