@@ -11,7 +11,8 @@ import (
 	"github.com/loopkv/loopkv/store"
 )
 
-// Blocking pops (Redis blocked.c). A client whose BLPOP finds every key
+// Blocking pops (Redis blocked.c): BLPOP, BRPOP, BLMOVE, BRPOPLPUSH,
+// BLMPOP, BZPOPMIN, BZPOPMAX and BZMPOP. A client whose BLPOP finds every key
 // empty becomes a waiter: it is queued, in arrival order, on each of its
 // keys in the server's blocking table and its connection stops running
 // commands. A write command that touches a key with waiters serves them,
@@ -412,6 +413,72 @@ func cmdBLMPop(c *cmdCtx) {
 	blockOrReply(c, w, deadline)
 }
 
+// The sorted-set pops; w.end is ListTail for the MAX variants.
+
+func zscoreFn(proto int) func([]byte, float64) []byte {
+	if proto >= 3 {
+		return appendScore3
+	}
+	return appendScore2
+}
+
+// popZSetKey is BZPOPMIN and BZPOPMAX: [key, member, score].
+func popZSetKey(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+	mark := len(dst)
+	dst = resp.AppendArrayLen(dst, 3)
+	dst = resp.AppendBulk(dst, key)
+	r := store.ZReply{Head: noHead, Member: resp.AppendBulk, Score: zscoreFn(w.proto)}
+	out, st := s.store.ZPop(w.db, key, w.end == store.ListTail, 1, nowMs(), dst, r)
+	if st != store.OK {
+		return dst[:mark], false, okIfNotFound(st)
+	}
+	return out, true, store.OK
+}
+
+// popZSetMulti is BZMPOP: [key, [[member, score], ...]], pairs in RESP2
+// too, as ZMPOP.
+func popZSetMulti(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+	r := store.ZReply{Head: resp.AppendArrayLen, Entry: appendPairEntry3, Member: resp.AppendBulk, Score: zscoreFn(w.proto)}
+	keys := [][]byte{key}
+	out, st := s.store.ZMPop(w.db, keys, w.end == store.ListTail, w.count, nowMs(), dst, appendZMPopKey, r)
+	if st != store.OK {
+		return dst, false, okIfNotFound(st)
+	}
+	return out, true, store.OK
+}
+
+func cmdBZPopMin(c *cmdCtx) { bzpopGeneric(c, store.ListHead) }
+func cmdBZPopMax(c *cmdCtx) { bzpopGeneric(c, store.ListTail) }
+
+// bzpopGeneric is BZPOPMIN and BZPOPMAX key [key ...] timeout.
+func bzpopGeneric(c *cmdCtx, e store.ListEnd) {
+	deadline, ok := parseTimeout(c, c.args[len(c.args)-1])
+	if !ok {
+		return
+	}
+	w := newWaiter(c, c.args[1:len(c.args)-1], popZSetKey, nullArrayReply(c.cl.proto))
+	w.end = e
+	blockOrReply(c, w, deadline)
+}
+
+// cmdBZMPop is BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count].
+func cmdBZMPop(c *cmdCtx) {
+	deadline, ok := parseTimeout(c, c.args[1])
+	if !ok {
+		return
+	}
+	keys, max, count, ok := parseZMPop(c, 2)
+	if !ok {
+		return
+	}
+	w := newWaiter(c, keys, popZSetMulti, nullArrayReply(c.cl.proto))
+	w.count = count
+	if max {
+		w.end = store.ListTail
+	}
+	blockOrReply(c, w, deadline)
+}
+
 // cmdClientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR].
 func cmdClientUnblock(c *cmdCtx) {
 	id, ok := store.ParseInt(c.args[2])
@@ -439,6 +506,41 @@ func cmdClientUnblock(c *cmdCtx) {
 }
 
 var blockingCommands = []command{
+	{Name: "bzpopmin", Arity: -3, Flags: flagWrite | flagNoScript | flagBlocking | flagFast, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(-2, 1, 0)}},
+		Doc: cmdDoc{Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Group: "sorted-set",
+			Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
+			History:    [][2]string{{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "timeout", Type: argDouble},
+			}},
+		Fn: cmdBZPopMin},
+	{Name: "bzpopmax", Arity: -3, Flags: flagWrite | flagNoScript | flagBlocking | flagFast, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(-2, 1, 0)}},
+		Doc: cmdDoc{Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Group: "sorted-set",
+			Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
+			History:    [][2]string{{"6.0.0", "`timeout` is interpreted as a double instead of an integer."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "timeout", Type: argDouble},
+			}},
+		Fn: cmdBZPopMax},
+	{Name: "bzmpop", Arity: -5, Flags: flagWrite | flagBlocking, ACL: catSortedset,
+		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(2), FK: fkKeyNum(0, 1, 1)}},
+		Doc: cmdDoc{Summary: "Remove and return members with scores in a sorted set or block until one is available", Since: "7.0.0", Group: "sorted-set",
+			Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+			Args: []cmdArg{
+				{Name: "timeout", Type: argDouble},
+				{Name: "numkeys", Type: argInteger},
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+				{Name: "where", Type: argOneOf, Args: []cmdArg{
+					{Name: "min", Type: argPureToken, Token: "MIN"},
+					{Name: "max", Type: argPureToken, Token: "MAX"},
+				}},
+				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
+			}},
+		Fn: cmdBZMPop},
 	{Name: "blpop", Arity: -3, Flags: flagWrite | flagNoScript | flagBlocking, ACL: catList,
 		Keys: []keySpec{{Flags: keyRW | keyAccess | keyDelete, BS: bsIndex(1), FK: fkRange(-2, 1, 0)}},
 		Doc: cmdDoc{Summary: "Remove and get the first element in a list, or block until one is available", Since: "2.0.0", Group: "list",

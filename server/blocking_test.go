@@ -19,6 +19,7 @@ func init() {
 		{"BlockingTimeoutsUnblockAndDisconnect", TestBlockingTimeoutsUnblockAndDisconnect},
 		{"BlockingMoveChainsAndPipelines", TestBlockingMoveChainsAndPipelines},
 		{"BlockingTLSWaiterAfterKeyRelease", TestBlockingTLSWaiterAfterKeyRelease},
+		{"BlockingSortedSetPops", TestBlockingSortedSetPops},
 	}...)
 }
 
@@ -266,5 +267,46 @@ func TestBlockingTLSWaiterAfterKeyRelease(t *testing.T) {
 	}
 	if got := tlsDo(t, c, r, "GET", "missing"); got != "$-1\r\n" {
 		t.Fatalf("GET after the pop = %q", got)
+	}
+}
+
+// BZPOPMIN, BZPOPMAX and BZMPOP are served by ZADD on another connection,
+// in RESP2 and RESP3, and time out with a null array.
+func TestBlockingSortedSetPops(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	min2, max3, multi := dialRaw(t, s.Addr()), dialRaw(t, s.Addr()), dialRaw(t, s.Addr())
+	max3.do("HELLO", "3")
+	min2.send(multibulk("BZPOPMIN", "none", "z", "0"))
+	waitForBlocked(t, s, 1)
+	max3.send(multibulk("BZPOPMAX", "z", "0"))
+	waitForBlocked(t, s, 2)
+	multi.send(multibulk("BZMPOP", "0", "1", "z", "MIN", "COUNT", "5"))
+	waitForBlocked(t, s, 3)
+	writer := dialRaw(t, s.Addr())
+	if got := writer.do("ZADD", "z", "1", "a", "2.5", "b", "3", "c", "4", "d"); got != ":4\r\n" {
+		t.Fatalf("ZADD = %q", got)
+	}
+	if got := min2.reply(); got != "*3\r\n$1\r\nz\r\n$1\r\na\r\n$1\r\n1\r\n" {
+		t.Fatalf("BZPOPMIN = %q", got)
+	}
+	if got := max3.reply(); got != "*3\r\n$1\r\nz\r\n$1\r\nd\r\n,4\r\n" {
+		t.Fatalf("RESP3 BZPOPMAX = %q", got)
+	}
+	if got := multi.reply(); got != "*2\r\n$1\r\nz\r\n*2\r\n*2\r\n$1\r\nb\r\n$3\r\n2.5\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n" {
+		t.Fatalf("BZMPOP = %q", got)
+	}
+	waitForBlocked(t, s, 0)
+	if got := writer.do("EXISTS", "z"); got != ":0\r\n" {
+		t.Fatalf("EXISTS z = %q", got)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{"BZPOPMIN z 0.01", "*-1\r\n"},
+		{"BZMPOP 0.01 1 z MAX", "*-1\r\n"},
+		{"BZMPOP 0.01 0 z MAX", "-ERR numkeys should be greater than 0\r\n"},
+		{"BZPOPMIN z -2", "-ERR timeout is negative\r\n"},
+	} {
+		if got := writer.do(strings.Fields(tt.args)...); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.args, got, tt.want)
+		}
 	}
 }
