@@ -108,9 +108,12 @@ func cmdLatencyReset(c *cmdCtx) {
 // A container's name stands for its subcommands too; unknown names are
 // skipped.
 func cmdLatencyHistogram(c *cmdCtx) {
-	totals := c.srv.commandTotals()
+	var totals []*cmdTotals
+	if c.srv.cfg.obs.tracking.Load() {
+		totals = c.srv.commandTotals()
+	}
 	var pick []*cmdTotals
-	if len(c.args) == 2 {
+	if len(c.args) == 2 || totals == nil {
 		pick = totals
 	} else {
 		byCmd := make(map[*command]*cmdTotals, len(totals))

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/loopkv/loopkv/store"
+import (
+	"time"
+
+	"github.com/loopkv/loopkv/store"
+)
 
 // cmdCtx is what a command handler sees. owning loop only.
 type cmdCtx struct {
@@ -10,8 +14,9 @@ type cmdCtx struct {
 	// args[0] is the command name as sent. args alias the connection's
 	// input: valid until the handler returns, never kept.
 	args [][]byte
-	out  []byte // replies are appended here
-	now  int64  // Unix time in milliseconds, read at most once per batch; 0 until read (call)
+	out  []byte        // replies are appended here
+	now  int64         // Unix time in milliseconds, read at most once per batch; 0 until read (call)
+	mono time.Duration // since clockStart: when the last command ended, or 0 (stats.go, beginCall)
 }
 
 // db is the client's selected database.

@@ -88,12 +88,13 @@ func (m metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	for i, code := range codes {
 		counter(mErrors, counts[i], code)
 	}
+	tracking := s.cfg.obs.tracking.Load()
 	for _, t := range s.commandTotals() {
 		name := t.cmd.full
 		counter(mCalls, t.calls, name)
 		counter(mCmdRejects, t.rejected, name)
 		counter(mCmdFails, t.failed, name)
-		if t.histCalls > 0 {
+		if tracking && t.histCalls > 0 {
 			ch <- prometheus.MustNewConstHistogram(mDuration, uint64(t.histCalls), float64(t.ns)/1e9, t.secondsBuckets(), name)
 		}
 	}

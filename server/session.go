@@ -36,7 +36,7 @@ type client struct {
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
 	s.lazy()
 	ctx := &cl.ctx
-	ctx.srv, ctx.cl, ctx.store, ctx.out, ctx.now = s, cl, s.store, out, now
+	ctx.srv, ctx.cl, ctx.store, ctx.out, ctx.now, ctx.mono = s, cl, s.store, out, now, 0
 	consumed, closeAfter := 0, false
 	for consumed < len(in) && !cl.quit && cl.blocked == nil && len(ctx.out) < batchOutLimit {
 		if !cl.authed || cl.tight {

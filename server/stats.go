@@ -57,9 +57,10 @@ func histUpper(i int) int64 {
 	return (m+1)<<e - 1
 }
 
-// cmdStats are one loop's counters for one command row.
+// cmdStats are one loop's counters for one command row. Its calls are
+// the sum of hist, which counts every call; latency-tracking only decides
+// whether the histograms are reported.
 type cmdStats struct {
-	calls    atomic.Int64
 	ns       atomic.Int64 // total duration
 	rejected atomic.Int64 // refused before running: arity, auth, ACL, OOM
 	failed   atomic.Int64 // ran and replied with an error
@@ -108,23 +109,27 @@ type callMark struct {
 	out   int           // len(c.out) before the reply
 }
 
-// beginCall marks the start of a command. owning loop only.
+// beginCall marks the start of a command. The clock is read once per
+// command: a command starts when the one before it in the batch ended
+// (c.mono), so only a batch's first command reads it here. owning loop
+// only.
 func beginCall(c *cmdCtx) callMark {
-	return callMark{start: time.Since(clockStart), out: len(c.out)}
+	if c.mono == 0 {
+		c.mono = time.Since(clockStart)
+	}
+	return callMark{start: c.mono, out: len(c.out)}
 }
 
 // endCall counts a command that ran: its duration, the histogram, and an
-// error reply as a failure; then the slow log and the latency monitor.
-// owning loop only.
+// error reply as a failure; then the slow log, the latency monitor and
+// the monitors. owning loop only.
 func (s *Server) endCall(c *cmdCtx, cmd *command, m callMark) {
-	d := int64(time.Since(clockStart) - m.start)
+	c.mono = time.Since(clockStart)
+	d := int64(c.mono - m.start)
 	st := s.statsOf(c.cl)
 	cs := st.cmd(cmd)
-	cs.calls.Add(1)
 	cs.ns.Add(d)
-	if s.cfg.obs.tracking.Load() {
-		cs.hist[histIndex(d)].Add(1)
-	}
+	cs.hist[histIndex(d)].Add(1)
 	if len(c.out) > m.out && c.out[m.out] == '-' {
 		cs.failed.Add(1)
 		s.countError(st, c.out[m.out+1:])
@@ -206,12 +211,13 @@ func (s *Server) allStats() []*loopStats {
 	return append(all, &s.bare)
 }
 
-// cmdTotals is one command's counters summed over the loops.
+// cmdTotals is one command's counters summed over the loops; every call
+// is in hist, so calls == histCalls.
 type cmdTotals struct {
 	cmd                         *command
 	calls, ns, rejected, failed int64
 	hist                        [histBuckets]int64
-	histCalls                   int64 // calls in hist
+	histCalls                   int64
 }
 
 // commandTotals sums the loops' counters of every command that ran or was
@@ -232,7 +238,6 @@ func (s *Server) commandTotals() []*cmdTotals {
 				byID[id] = t
 				out = append(out, t)
 			}
-			t.calls += cs.calls.Load()
 			t.ns += cs.ns.Load()
 			t.rejected += cs.rejected.Load()
 			t.failed += cs.failed.Load()
@@ -241,6 +246,7 @@ func (s *Server) commandTotals() []*cmdTotals {
 				t.hist[i] += n
 				t.histCalls += n
 			}
+			t.calls = t.histCalls
 		}
 	}
 	out = slices.DeleteFunc(out, func(t *cmdTotals) bool { return t.calls == 0 && t.rejected == 0 })
@@ -285,7 +291,6 @@ func (s *Server) resetStats() {
 	for _, st := range s.allStats() {
 		for id := range st.cmds {
 			if cs := st.cmds[id].Load(); cs != nil {
-				cs.calls.Store(0)
 				cs.ns.Store(0)
 				cs.rejected.Store(0)
 				cs.failed.Store(0)
