@@ -3,6 +3,7 @@ package server
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Observability family: SLOWLOG, LATENCY (slowlog.go, stats.go) and MONITOR
@@ -193,10 +194,9 @@ func latencyReport(s *Server) string {
 			dev += max(smp.ms-avg, avg-smp.ms)
 		}
 		dev /= int64(len(ev.samples))
-		period := 0.0
-		if len(ev.samples) > 1 {
-			period = float64(ev.samples[len(ev.samples)-1].at-ev.samples[0].at) / float64(len(ev.samples))
-		}
+		// the mean time between spikes, over at least a second
+		elapsed := max(time.Now().Unix()-ev.samples[0].at, 1)
+		period := float64(elapsed) / float64(len(ev.samples))
 		b.WriteString(strconv.Itoa(i+1) + ". " + name + ": " + strconv.Itoa(len(ev.samples)) +
 			" latency spikes (average " + strconv.FormatInt(avg, 10) + "ms, mean deviation " +
 			strconv.FormatInt(dev, 10) + "ms, period " + strconv.FormatFloat(period, 'f', 2, 64) +
@@ -232,8 +232,9 @@ var latencyHelp = []string{
 	"    Prints this help.",
 }
 
-// cmdLatencyGraph is LATENCY GRAPH event: the samples as rows of text, the
-// time and milliseconds of each, since loopkv draws no ASCII art.
+// cmdLatencyGraph is LATENCY GRAPH event: Redis's heading, then the
+// samples as rows of text, the time and milliseconds of each, where Redis
+// draws ASCII art.
 func cmdLatencyGraph(c *cmdCtx) {
 	name := string(c.args[2])
 	ev := c.srv.latency.event(name)
@@ -242,7 +243,13 @@ func cmdLatencyGraph(c *cmdCtx) {
 		return
 	}
 	var b strings.Builder
-	b.WriteString(name + " - high " + strconv.FormatInt(ev.max, 10) + " ms\n")
+	lo, hi := ev.samples[0].ms, ev.samples[0].ms
+	for _, s := range ev.samples {
+		lo, hi = min(lo, s.ms), max(hi, s.ms)
+	}
+	b.WriteString(name + " - high " + strconv.FormatInt(hi, 10) + " ms, low " + strconv.FormatInt(lo, 10) +
+		" ms (all time high " + strconv.FormatInt(ev.max, 10) + " ms)\n")
+	b.WriteString(strings.Repeat("-", 80) + "\n")
 	for _, s := range ev.samples {
 		b.WriteString(strconv.FormatInt(s.at, 10) + " " + strconv.FormatInt(s.ms, 10) + "\n")
 	}

@@ -56,6 +56,7 @@ var engineSuite = []struct {
 	{"SlowlogEntriesMatchRedis", TestSlowlogEntriesMatchRedis},
 	{"LatencyHistogramMatchesRedis", TestLatencyHistogramMatchesRedis},
 	{"InfoCommandErrorLatencyStatsMatchRedis", TestInfoCommandErrorLatencyStatsMatchRedis},
+	{"LatencyEventsMatchRedis", TestLatencyEventsMatchRedis},
 	{"MonitorShowsEveryClientsCommands", TestMonitorShowsEveryClientsCommands},
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},

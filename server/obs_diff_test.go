@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loopkv/loopkv/store"
 )
 
 // The observability commands against redis-server: settings byte for
@@ -257,4 +260,72 @@ func infoLines(raw string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestLatencyEventsMatchRedis records a 30 ms "command" event on both
+// servers (DEBUG SLEEP on redis-server, a command whose start is set 30 ms
+// back here) and compares LATENCY LATEST, HISTORY, DOCTOR's opening, GRAPH's
+// heading and RESET.
+func TestLatencyEventsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 1})
+	p := &obsPair{ref: dialRaw(t, startRefRedis(t, "--enable-debug-command", "yes")), ours: dialRaw(t, s.Addr())}
+	p.both(t, "CONFIG", "SET", "latency-monitor-threshold", "1")
+	p.ref.do("DEBUG", "SLEEP", "0.03")
+	slowCommand(s, 30*time.Millisecond, "KEYS", "*")
+	for _, args := range [][]string{{"LATENCY", "LATEST"}, {"LATENCY", "HISTORY", "command"}} {
+		got, _ := diffParseNode([]byte(p.ours.do(args...)))
+		want, _ := diffParseNode([]byte(p.ref.do(args...)))
+		if intsBlank(got) != intsBlank(want) {
+			t.Errorf("%q: %s, want %s", args, intsBlank(got), intsBlank(want))
+		}
+		if len(args) == 2 && (got.kids[0].kids[0].body != "command" || got.kids[0].kids[3].head != ":30") {
+			t.Errorf("LATENCY LATEST = %s, want command with a maximum of 30 ms", got.sorted())
+		}
+	}
+	firstLines := func(raw string, n int) string {
+		nd, _ := diffParseNode([]byte(raw))
+		return strings.Join(strings.SplitN(nd.body, "\n", n+1)[:n], "\n")
+	}
+	if g, w := firstLines(p.ours.do("LATENCY", "DOCTOR"), 3), firstLines(p.ref.do("LATENCY", "DOCTOR"), 3); g != w {
+		t.Errorf("LATENCY DOCTOR opens\n%s\nwant\n%s", g, w)
+	}
+	if g, w := firstLines(p.ours.do("LATENCY", "GRAPH", "command"), 2), firstLines(p.ref.do("LATENCY", "GRAPH", "command"), 2); g != w {
+		t.Errorf("LATENCY GRAPH opens\n%s\nwant\n%s", g, w)
+	}
+	p.both(t, "LATENCY", "RESET", "command", "nosuch")
+	p.both(t, "LATENCY", "LATEST")
+	p.both(t, "CONFIG", "SET", "latency-monitor-threshold", "0")
+}
+
+// slowCommand runs args on a bare client of s as though it had taken d,
+// through endCall as call runs it.
+func slowCommand(s *Server, d time.Duration, args ...string) {
+	cl := &client{proto: 2}
+	c := &cmdCtx{srv: s, cl: cl, store: s.store}
+	for _, a := range args {
+		c.args = append(c.args, []byte(a))
+	}
+	cmd, _ := resolveCommand(c.args)
+	m := beginCall(c)
+	cmd.Fn(c)
+	m.start -= d
+	s.endCall(c, cmd, m)
+}
+
+// TestSlowCommandIsLoggedAndTrimmed runs a command that took 30 ms past
+// endCall: it enters the slow log at the default threshold, with its
+// duration, and slowlog-max-len trims the log at once.
+func TestSlowCommandIsLoggedAndTrimmed(t *testing.T) {
+	s := &Server{store: store.New(store.Options{})}
+	s.lazy()
+	slowCommand(s, 30*time.Millisecond, "SET", "a", "1")
+	slowCommand(s, time.Microsecond, "SET", "b", "1") // under 10 ms: not logged
+	slowCommand(s, 20*time.Millisecond, "GET", "a")
+	got := s.slowlog.newest(-1)
+	if len(got) != 2 || !slices.Equal(got[0].args, []string{"GET", "a"}) || got[0].usec < 20000 || got[1].usec < 30000 {
+		t.Fatalf("slow log %+v, want GET a (>= 20 ms) then SET a 1 (>= 30 ms)", got)
+	}
+	if msg := findConfigParam([]byte("slowlog-max-len")).set(s, "1"); msg != "" || s.slowlog.len() != 1 {
+		t.Fatalf("slowlog-max-len 1: %q, %d entries", msg, s.slowlog.len())
+	}
 }
