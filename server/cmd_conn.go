@@ -38,6 +38,9 @@ func cmdReset(c *cmdCtx) {
 	setName(cl, "")
 	setUser(cl, nil)
 	cl.authed = !c.srv.authRequired()
+	if cl.conn != nil {
+		c.srv.forgetMonitor(cl.conn) // RESET leaves MONITOR mode
+	}
 	c.simple("RESET")
 }
 

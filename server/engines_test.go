@@ -58,6 +58,7 @@ var engineSuite = []struct {
 	{"InfoCommandErrorLatencyStatsMatchRedis", TestInfoCommandErrorLatencyStatsMatchRedis},
 	{"LatencyEventsMatchRedis", TestLatencyEventsMatchRedis},
 	{"MonitorShowsEveryClientsCommands", TestMonitorShowsEveryClientsCommands},
+	{"ResetLeavesMonitorMode", TestResetLeavesMonitorMode},
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
 }

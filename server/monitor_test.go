@@ -36,6 +36,32 @@ func TestMonitorShowsEveryClientsCommands(t *testing.T) {
 	}
 }
 
+// TestResetLeavesMonitorMode: a monitor that sends RESET gets +RESET and
+// is fed no more, on loopkv as on redis-server.
+func TestResetLeavesMonitorMode(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 1})
+	for _, addr := range []string{s.Addr(), startRefRedis(t)} {
+		mon, other := dialRaw(t, addr), dialRaw(t, addr)
+		if got := mon.do("MONITOR"); got != "+OK\r\n" {
+			t.Fatalf("%s: MONITOR = %q", addr, got)
+		}
+		other.do("SET", "k", "v")
+		if line := mon.reply(); !strings.HasSuffix(line, `"SET" "k" "v"`+"\r\n") {
+			t.Fatalf("%s: monitor got %q", addr, line)
+		}
+		if got := mon.do("RESET"); got != "+RESET\r\n" {
+			t.Fatalf("%s: RESET on a monitor = %q", addr, got)
+		}
+		other.do("SET", "k", "w")
+		if got := mon.do("PING"); got != "+PONG\r\n" {
+			t.Fatalf("%s: after RESET the monitor got %q, want only PONG", addr, got)
+		}
+	}
+	if n := s.monitors.n.Load(); n != 0 {
+		t.Errorf("%d monitors after RESET", n)
+	}
+}
+
 var monitorLineRE = regexp.MustCompile(`^\d{10}\.\d{6} \[(\d+) ([0-9.:]+)\] (.*)$`)
 
 // monitorLines runs monitorCommands on addr under redis-cli MONITOR and

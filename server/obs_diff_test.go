@@ -237,12 +237,19 @@ func TestInfoCommandErrorLatencyStatsMatchRedis(t *testing.T) {
 		t.Errorf("tracking off:\n got  %q\n want %q", got, want)
 	}
 	p.both(t, "CONFIG", "SET", "latency-tracking", "yes")
-	for _, f := range []string{"total_error_replies"} {
-		g, w := infoField(p.ours.do("INFO", "stats"), f+":"), infoField(p.ref.do("INFO", "stats"), f+":")
+	checkTotalErrors := func(when string) {
+		g, w := infoField(p.ours.do("INFO", "stats"), "total_error_replies:"), infoField(p.ref.do("INFO", "stats"), "total_error_replies:")
 		if g != w {
-			t.Errorf("%s = %q, want %q", f, g, w)
+			t.Errorf("%s: %q, want %q", when, g, w)
 		}
 	}
+	checkTotalErrors("after the workload")
+	p.both(t, "CONFIG", "RESETSTAT")
+	all := []string{"INFO", "commandstats", "errorstats", "latencystats"}
+	if got, want := infoLines(p.ours.do(all...)), infoLines(p.ref.do(all...)); !slices.Equal(got, want) {
+		t.Errorf("after CONFIG RESETSTAT:\n got  %q\n want %q", got, want)
+	}
+	checkTotalErrors("after CONFIG RESETSTAT")
 }
 
 // infoLines is an INFO reply's lines, timings normalised, sorted.
