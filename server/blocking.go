@@ -285,9 +285,16 @@ func isRangeErr(err error) bool {
 // keys (the arguments alias the connection's input).
 func newWaiter(c *cmdCtx, keys [][]byte, pop blockPop, timeoutReply []byte) *waiter {
 	w := &waiter{conn: c.cl.conn, db: c.db(), proto: c.cl.proto, pop: pop, timeout: timeoutReply}
+	// one allocation for the keys' bytes, one for their slice
+	n := 0
+	for _, k := range keys {
+		n += len(k)
+	}
+	buf := make([]byte, 0, n)
 	w.keys = make([][]byte, len(keys))
 	for i, k := range keys {
-		w.keys[i] = append([]byte(nil), k...)
+		buf = append(buf, k...)
+		w.keys[i] = buf[len(buf)-len(k) : len(buf) : len(buf)]
 	}
 	return w
 }
@@ -355,8 +362,14 @@ func okIfNotFound(st store.Status) store.Status {
 	return st
 }
 
-func nullArrayReply(proto int) []byte { return resp.AppendNullArray(nil, proto) }
-func nullReply(proto int) []byte      { return resp.AppendNull(nil, proto) }
+// The timeout replies, shared by every waiter (never written to).
+var (
+	nullArrays = [...][]byte{resp.AppendNullArray(nil, 2), resp.AppendNullArray(nil, 3)}
+	nullBulks  = [...][]byte{resp.AppendNull(nil, 2), resp.AppendNull(nil, 3)}
+)
+
+func nullArrayReply(proto int) []byte { return nullArrays[min(max(proto, 2), 3)-2] }
+func nullReply(proto int) []byte      { return nullBulks[min(max(proto, 2), 3)-2] }
 
 func cmdBLPop(c *cmdCtx) { blpopGeneric(c, store.ListHead) }
 func cmdBRPop(c *cmdCtx) { blpopGeneric(c, store.ListTail) }
