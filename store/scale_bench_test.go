@@ -159,9 +159,10 @@ func BenchmarkScaleGetSet(b *testing.B) {
 
 // BenchmarkScaleHashMemory creates hashes of 10 fields ("f0".."f9", 16-byte
 // values) with one HSET each, as benchmarks/scaling.sh preloads them, and
-// reports used_memory per hash (B/hash) beside the smallest chunk that
-// holds the record (fit-B: its 32-byte header, the 14-byte key and the
-// 227-byte listpack, rounded up to a size class).
+// reports used_memory per hash (B/hash), the chunk the last hash's record
+// ended in (chunk-B) and the smallest chunk that holds it (fit-B: its
+// 32-byte header, the 14-byte key and the 227-byte listpack, rounded up to
+// a size class).
 func BenchmarkScaleHashMemory(b *testing.B) {
 	const n = 100000
 	fv := make([][]byte, 0, 20)
@@ -169,6 +170,7 @@ func BenchmarkScaleHashMemory(b *testing.B) {
 		fv = append(fv, []byte("f"+strconv.Itoa(j)), scaleValue)
 	}
 	var perKey float64
+	var chunk int
 	for b.Loop() {
 		s := New(Options{})
 		var key []byte
@@ -177,6 +179,9 @@ func BenchmarkScaleHashMemory(b *testing.B) {
 			s.HSet(0, key, fv, t0)
 		}
 		perKey = float64(s.UsedMemory()) / n
+		k := s.acquire(0, key, t0, true)
+		chunk = keyHdr + recKlenOf(k.rec()) + recCap(k.rec())
+		k.release()
 	}
 	lp := 6 + 1 // listpack header and end byte
 	for j := range 10 {
@@ -184,5 +189,6 @@ func BenchmarkScaleHashMemory(b *testing.B) {
 		lp += 1 + len(scaleValue) + 1
 	}
 	b.ReportMetric(perKey, "B/hash")
+	b.ReportMetric(float64(chunk), "chunk-B")
 	b.ReportMetric(float64(chunkSize(classOf(keyHdr+14+lp), keyHdr+14+lp)), "fit-B")
 }
