@@ -209,6 +209,12 @@ run_case() {
 		if [[ $t == loopkv ]]; then pid=$LK_PID port=$LK_PORT; else pid=$RD_PID port=$RD_PORT; fi
 		memory "$case" "$t" end "$n" "$pid" "$port"
 	done
+	for t in loopkv redis; do
+		if [[ $t == loopkv ]]; then pid=$LK_PID; else pid=$RD_PID; fi
+		kill -0 "$pid" 2>/dev/null && continue
+		log "warning: $t exited during $case; its log: $OUT/$STEM-$t-$case.log"
+		cp "$WORK/$t-$case.log" "$OUT/$STEM-$t-$case.log" || true
+	done
 	echo "$case,lifetime,0,0,$(gc_last "$LK_LOG")" >>"$MARKS"
 	echo "lifetime_cpu_ticks $(cpu_ticks "$LK_PID")" >"$OUT/$STEM-gctrace-$case.log"
 	grep '^gc ' "$LK_LOG" >>"$OUT/$STEM-gctrace-$case.log" || true

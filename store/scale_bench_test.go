@@ -137,6 +137,18 @@ func BenchmarkScaleGetSet(b *testing.B) {
 	for _, n := range scaleSizes() {
 		s := New(Options{})
 		scaleLoad(s, n, new(opTimer))
+		// Finish the rehash the last growth started (the server's ticker
+		// would, 1 ms per 100 ms): steady state, not the growth's tail.
+		for range 1000 {
+			s.RehashCycle(10 * time.Millisecond)
+		}
+		if p, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
+			for _, l := range strings.Split(string(p), "\n") {
+				if strings.HasPrefix(l, "Rss:") || strings.HasPrefix(l, "AnonHugePages:") {
+					b.Logf("keys=%d %s", n, strings.Join(strings.Fields(l), " "))
+				}
+			}
+		}
 		for _, op := range []string{"get", "set"} {
 			b.Run("keys="+strconv.Itoa(n)+"/"+op, func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, uint64(n)))
