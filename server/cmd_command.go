@@ -261,7 +261,10 @@ func argsReply(c *cmdCtx, args []cmdArg) {
 		a := &args[i]
 		nested := a.Type == argOneOf || a.Type == argBlock
 		n := 2
-		for _, present := range []bool{a.Type == argKey, a.Token != "", a.Summary != "", a.Since != "",
+		// a pattern names a key spec only when it has one past 0 (SORT's BY
+		// and GET, the only ones in Redis 7.0)
+		hasSpec := a.Type == argKey || (a.Type == argPattern && a.KeySpec > 0)
+		for _, present := range []bool{hasSpec, a.Token != "", a.Summary != "", a.Since != "",
 			a.DeprecatedSince != "", a.Flags != 0, nested} {
 			if present {
 				n++
@@ -272,7 +275,7 @@ func argsReply(c *cmdCtx, args []cmdArg) {
 		c.bulkString(a.Name)
 		c.bulkString("type")
 		c.bulkString(argTypeNames[a.Type])
-		if a.Type == argKey {
+		if hasSpec {
 			c.bulkString("key_spec_index")
 			c.integer(int64(a.KeySpec))
 		}

@@ -293,7 +293,7 @@ var docFlagNames = [...]string{"deprecated", "syscmd"}
 type cmdArg struct {
 	Name            string
 	Type            argType
-	KeySpec         int // argKey: the index in the row's Keys of the spec that finds it
+	KeySpec         int // argKey, and argPattern when > 0: the index in the row's Keys of the spec that finds it
 	Token           string
 	Summary         string
 	Since           string
@@ -575,7 +575,9 @@ func specBounds(s *keySpec, args [][]byte) (first, last, step int, ok bool) {
 			return 1, 0, 1, true
 		}
 	default:
-		return 0, 0, 0, false
+		// an unknown spec (SORT's BY, GET and STORE) gives no keys, and
+		// the command's known specs still apply
+		return 1, 0, 1, true
 	}
 	switch s.FK.Kind {
 	case fkRangeKind:
