@@ -41,7 +41,7 @@ const (
 // ready, or is tried when the client blocks) and appends the reply to
 // dst, reporting whether there was anything to pop. st is WrongType (or
 // another error) when key holds another type.
-type blockPop func(s *Server, w *waiter, key []byte, dst []byte) (out []byte, served bool, st store.Status)
+type blockPop func(ks *store.Store, w *waiter, key []byte, dst []byte) (out []byte, served bool, st store.Status)
 
 // waiter is a client blocked on keys.
 type waiter struct {
@@ -174,7 +174,7 @@ func (s *Server) serveKey(db int, key []byte) {
 			break
 		}
 		w := q[0]
-		out, served, st := w.pop(s, w, key, w.reply[:0])
+		out, served, st := w.pop(s.store, w, key, w.reply[:0])
 		if st != store.OK || !served {
 			// empty, or of another type now (SET over a waited-on key):
 			// the waiters stay blocked, as in Redis 7.0
@@ -302,10 +302,10 @@ func newWaiter(c *cmdCtx, keys [][]byte, pop blockPop, timeoutReply []byte) *wai
 // blockOrReply tries pop on keys in order and replies with the first that
 // serves; when none does it blocks the client until deadline (0: forever).
 // A WRONGTYPE on a key is the reply, as in Redis. A client with no
-// connection (in process) gets the timeout reply at once.
+// connection (in process), or inside EXEC, gets the timeout reply at once.
 func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
 	for _, k := range w.keys {
-		out, served, st := w.pop(c.srv, w, k, c.out)
+		out, served, st := w.pop(c.store, w, k, c.out)
 		if st != store.OK {
 			c.errReply(statusError(st))
 			return
@@ -315,7 +315,7 @@ func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
 			return
 		}
 	}
-	if w.conn == nil {
+	if w.conn == nil || c.cl.execing {
 		c.out = append(c.out, w.timeout...)
 		return
 	}
@@ -325,11 +325,11 @@ func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
 // The pops. Each appends the reply its command gives when it is served.
 
 // popListKey is BLPOP and BRPOP: [key, element].
-func popListKey(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+func popListKey(s *store.Store, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
 	mark := len(dst)
 	dst = resp.AppendArrayLen(dst, 2)
 	dst = resp.AppendBulk(dst, key)
-	out, st := s.store.LPop(w.db, key, w.end, 1, nowMs(), dst, nil, resp.AppendBulk)
+	out, st := s.LPop(w.db, key, w.end, 1, nowMs(), dst, nil, resp.AppendBulk)
 	if st != store.OK {
 		return dst[:mark], false, okIfNotFound(st)
 	}
@@ -337,8 +337,8 @@ func popListKey(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, sto
 }
 
 // popListMove is BLMOVE and BRPOPLPUSH: the element moved.
-func popListMove(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
-	out, st := s.store.LMove(w.db, key, w.dst, w.end, w.to, nowMs(), dst, resp.AppendBulk)
+func popListMove(s *store.Store, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+	out, st := s.LMove(w.db, key, w.dst, w.end, w.to, nowMs(), dst, resp.AppendBulk)
 	if st != store.OK {
 		return dst, false, okIfNotFound(st)
 	}
@@ -346,9 +346,9 @@ func popListMove(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, st
 }
 
 // popListMulti is BLMPOP: [key, [elements]].
-func popListMulti(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+func popListMulti(s *store.Store, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
 	keys := [][]byte{key}
-	out, st := s.store.LMPop(w.db, keys, w.end, w.count, nowMs(), dst, appendPopHeader, resp.AppendBulk)
+	out, st := s.LMPop(w.db, keys, w.end, w.count, nowMs(), dst, appendPopHeader, resp.AppendBulk)
 	if st != store.OK {
 		return dst, false, okIfNotFound(st)
 	}
@@ -436,12 +436,12 @@ func zscoreFn(proto int) func([]byte, float64) []byte {
 }
 
 // popZSetKey is BZPOPMIN and BZPOPMAX: [key, member, score].
-func popZSetKey(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+func popZSetKey(s *store.Store, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
 	mark := len(dst)
 	dst = resp.AppendArrayLen(dst, 3)
 	dst = resp.AppendBulk(dst, key)
 	r := store.ZReply{Head: noHead, Member: resp.AppendBulk, Score: zscoreFn(w.proto)}
-	out, st := s.store.ZPop(w.db, key, w.end == store.ListTail, 1, nowMs(), dst, r)
+	out, st := s.ZPop(w.db, key, w.end == store.ListTail, 1, nowMs(), dst, r)
 	if st != store.OK {
 		return dst[:mark], false, okIfNotFound(st)
 	}
@@ -450,10 +450,10 @@ func popZSetKey(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, sto
 
 // popZSetMulti is BZMPOP: [key, [[member, score], ...]], pairs in RESP2
 // too, as ZMPOP.
-func popZSetMulti(s *Server, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
+func popZSetMulti(s *store.Store, w *waiter, key []byte, dst []byte) ([]byte, bool, store.Status) {
 	r := store.ZReply{Head: resp.AppendArrayLen, Entry: appendPairEntry3, Member: resp.AppendBulk, Score: zscoreFn(w.proto)}
 	keys := [][]byte{key}
-	out, st := s.store.ZMPop(w.db, keys, w.end == store.ListTail, w.count, nowMs(), dst, appendZMPopKey, r)
+	out, st := s.ZMPop(w.db, keys, w.end == store.ListTail, w.count, nowMs(), dst, appendZMPopKey, r)
 	if st != store.OK {
 		return dst, false, okIfNotFound(st)
 	}

@@ -172,14 +172,20 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	b = strconv.AppendInt(b, (now-cs.created)/1000, 10)
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, max(0, now-sh.lastActive.Load())/1000, 10)
-	if sh.blocked.Load() != nil {
+	multi := sh.multi.Load()
+	switch {
+	case sh.blocked.Load() != nil:
 		b = append(b, " flags=b db="...)
-	} else {
+	case multi >= 0:
+		b = append(b, " flags=x db="...)
+	default:
 		b = append(b, " flags=N db="...)
 	}
 	b = strconv.AppendInt(b, int64(sh.db.Load()), 10)
 	qbuf, omem := sh.qbuf.Load(), sh.omem.Load()
-	b = append(b, " sub=0 psub=0 ssub=0 multi=-1 qbuf="...)
+	b = append(b, " sub=0 psub=0 ssub=0 multi="...)
+	b = strconv.AppendInt(b, int64(multi), 10)
+	b = append(b, " qbuf="...)
 	b = strconv.AppendInt(b, qbuf, 10)
 	b = append(b, " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
 	b = strconv.AppendInt(b, omem, 10)

@@ -33,6 +33,7 @@ func cmdQuit(c *cmdCtx) {
 // RESP2, no name, and unauthenticated when a password is set.
 func cmdReset(c *cmdCtx) {
 	cl := c.cl
+	c.srv.endMulti(cl)
 	setDB(cl, 0)
 	setProto(cl, 2)
 	setName(cl, "")

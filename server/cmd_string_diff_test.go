@@ -35,6 +35,7 @@ import (
 
 // redisRef is a reference redis-server and one connection to it.
 type redisRef struct {
+	addr string
 	conn net.Conn
 	r    *bufio.Reader
 }
@@ -72,7 +73,7 @@ func startDiffRedis(t *testing.T) *redisRef {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return &redisRef{conn: conn, r: bufio.NewReader(conn)}
+	return &redisRef{addr: addr, conn: conn, r: bufio.NewReader(conn)}
 }
 
 // do sends one command and returns the raw reply.

@@ -90,6 +90,7 @@ type clientShared struct {
 	omem       atomic.Int64 // unsent output bytes after the last write
 	killed     atomic.Bool
 	blocked    atomic.Pointer[waiter] // the client's waiter while it is blocked, for CLIENT UNBLOCK
+	multi      atomic.Int32           // commands queued in MULTI; -1 outside it
 	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
 }
 
@@ -140,6 +141,7 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	cs.cl.authed = !s.authRequired()
 	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
 	cs.shared.proto.Store(2)
+	cs.shared.multi.Store(-1)
 	cs.shared.lastActive.Store(now)
 	cs.idx = len(ls.conns)
 	ls.conns = append(ls.conns, cs)
@@ -265,6 +267,7 @@ func (h *handler) onClose(cs *connState) {
 	counted := cs.tls == nil || cs.tls.refuse == nil // not a TLS client over maxclients
 	h.s.forgetBlocked(cs)
 	h.s.forgetMonitor(cs)
+	h.s.endMulti(&cs.cl)
 	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1

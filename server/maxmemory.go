@@ -96,7 +96,9 @@ func (s *Server) checkMemory(cmd *command, now int64) (errText string) {
 	if limit <= 0 || s.store.UsedMemory() <= limit {
 		return ""
 	}
-	if _, st := s.store.Evict(now, s.cfg.mem.evictOptions()); st == store.OutOfMemory && cmd.Flags&flagDenyOOM != 0 {
+	n, st := s.store.Evict(now, s.cfg.mem.evictOptions())
+	s.countEviction(n)
+	if st == store.OutOfMemory && cmd.Flags&flagDenyOOM != 0 {
 		return errOOM
 	}
 	return ""
@@ -109,7 +111,8 @@ var (
 			s.cfg.mem.maxMemory.Store(n)
 			applySoftMemoryLimit(n)
 			// Redis starts evicting at once when the limit drops below use.
-			s.store.Evict(time.Now().UnixMilli(), s.cfg.mem.evictOptions())
+			evicted, _ := s.store.Evict(time.Now().UnixMilli(), s.cfg.mem.evictOptions())
+			s.countEviction(evicted)
 		})
 	maxMemoryPolicyParam = configParam{name: "maxmemory-policy",
 		get: func(s *Server) string { return s.cfg.mem.policyName() },

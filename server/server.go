@@ -45,8 +45,10 @@ type Server struct {
 	tlsErr error     // loading the TLS files failed; Serve returns it
 
 	clients   registry
-	blocked   blockTable // clients blocked in BLPOP and the like (blocking.go)
-	acl       *aclState  // users and permissions; the default user reflects requirepass
+	blocked   blockTable   // clients blocked in BLPOP and the like (blocking.go)
+	watches   watchTable   // clients' WATCHed keys (multi.go)
+	evictions atomic.Int64 // keys evicted, for WATCH (multi.go)
+	acl       *aclState    // users and permissions; the default user reflects requirepass
 	nextID    atomic.Uint64
 	connected atomic.Int64
 	stats     serverStats

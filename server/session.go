@@ -24,6 +24,10 @@ type client struct {
 	tight   bool         // the parser has the unauthenticated limits
 	blocked *waiter      // a blocking pop waiting for its keys (blocking.go); nil when not blocked
 	monitor *monitorFeed // set by MONITOR (monitor.go)
+	multi   *multiState  // the open transaction (multi.go); nil outside MULTI
+	watch   *watchState  // the watched keys (multi.go); nil when none
+	execing bool         // EXEC is running the queued commands
+	written []writtenKey // inside EXEC: keys written, whose waiters are served after it
 }
 
 // execute runs every complete command at the front of in, appending the
@@ -69,11 +73,11 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl := c.cl
 	cmd, msg := resolveCommand(c.args)
 	if cmd == nil {
-		s.rejectCall(c, nil, msg)
+		c.rejectQueued(nil, msg)
 		return
 	}
 	if !cl.authed && cmd.Flags&flagNoAuth == 0 && s.authRequired() {
-		s.rejectCall(c, cmd, errNoAuth)
+		c.rejectQueued(cmd, errNoAuth)
 		return
 	}
 	if cl.user.revoked() {
@@ -84,20 +88,38 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		c.now = nowMs() // once per batch, by the first command that needs it
 	}
 	if msg := s.acl.check(cl.user, cmd, c); msg != "" {
-		s.rejectCall(c, cmd, msg)
+		c.rejectQueued(cmd, msg)
 		return
 	}
-	if msg := s.checkMemory(cmd, c.now); msg != "" {
-		s.rejectCall(c, cmd, msg)
-		return
+	if !cl.execing {
+		// inside EXEC the store is locked: no eviction until it ends
+		if msg := s.checkMemory(cmd, c.now); msg != "" {
+			c.rejectQueued(cmd, msg)
+			return
+		}
+		if cl.multi != nil && !txnControl(cmd) {
+			cl.multi.queue(cmd, c.args) // multi.go
+			if cl.conn != nil {
+				cl.conn.shared.multi.Store(int32(len(cl.multi.cmds)))
+			}
+			c.simple("QUEUED")
+			return
+		}
 	}
 	cl.ncmds++
 	cl.lastCmd = cmd
 	mark := beginCall(c)
+	if cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0 {
+		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
+	}
 	cmd.Fn(c)
 	s.endCall(c, cmd, mark) // stats.go
 	if cmd.Flags&flagWrite != 0 && s.blocked.n.Load() > 0 {
-		s.serveBlocked(c, cmd) // blocking.go: waiters run right after the write that readied their keys
+		if cl.execing {
+			c.noteWritten(cmd) // served once EXEC releases its locks
+		} else {
+			s.serveBlocked(c, cmd) // blocking.go: waiters run right after the write that readied their keys
+		}
 	}
 }
 

@@ -1,0 +1,394 @@
+package server
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Transactions (Redis multi.c). MULTI starts queueing: every command but
+// EXEC, DISCARD, MULTI, WATCH, QUIT and RESET is checked (lookup, arity,
+// authentication, ACL, memory, as call does) and, when it passes, copied
+// into the client's queue and answered +QUEUED; when it fails, the error is
+// the reply and EXEC will answer EXECABORT.
+//
+// EXEC is atomic across loops: it collects the keys of every queued
+// command with their key specs (commandKeys), takes the shard locks of all
+// of them at once (store.Lock; every shard when a queued command walks the
+// keyspace, or touches it without key specs), and runs the queued commands
+// through call on that view, so that no other client on any loop sees the
+// store between two of them. Waiters of the keys the transaction wrote are
+// served after the locks are released.
+//
+// WATCH registers the client in the server's watch table by key. A write
+// command marks the watchers of the keys it writes dirty before it writes
+// them (so that an EXEC which takes the locks after the write always sees
+// the mark); when nobody watches this costs one atomic load per write
+// command. A watched key whose TTL passes aborts EXEC, as Redis 7.0's
+// isWatchedKeyExpired: WATCH records the key's deadline. Any eviction
+// since the first WATCH aborts EXEC too (conservative: Redis aborts only
+// when a watched key was the one evicted). Marks are conservative in one
+// more way: a write command marks its keys whether or not it changed them
+// (Redis marks only on a change).
+
+// multiState is a client's open transaction.
+type multiState struct {
+	cmds    []queuedCmd
+	aborted bool // a command failed while queueing: EXEC answers EXECABORT
+}
+
+// queuedCmd is one queued command: its row and a copy of its arguments.
+type queuedCmd struct {
+	cmd  *command
+	args [][]byte
+}
+
+// watchState is a client's watched keys; nil when it watches none.
+type watchState struct {
+	dirty   atomic.Bool // a watched key was written (set by any loop)
+	keys    []watchedKey
+	evicted int64 // the server's eviction count at the first WATCH
+}
+
+type watchedKey struct {
+	db       int
+	key      string
+	deadline int64 // Unix ms the key expires at when WATCH ran; 0 without a TTL
+}
+
+// watchTable is the server's watchers by key, in any database.
+type watchTable struct {
+	mu   sync.Mutex
+	keys map[string][]watchRef
+	n    atomic.Int64 // (client, key) pairs watched
+}
+
+type watchRef struct {
+	db int
+	w  *watchState
+}
+
+// txnControl reports whether cmd runs at once inside MULTI instead of
+// being queued.
+func txnControl(cmd *command) bool {
+	switch cmd.Name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return cmd.parent == nil
+	}
+	return false
+}
+
+// queue copies the command in c into the open transaction.
+func (m *multiState) queue(cmd *command, args [][]byte) {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	cp := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	m.cmds = append(m.cmds, queuedCmd{cmd: cmd, args: cp})
+}
+
+// rejectQueued answers a command refused by call; inside MULTI it aborts
+// the transaction, and a refused EXEC discards it, as Redis's
+// rejectCommand does.
+func (c *cmdCtx) rejectQueued(cmd *command, msg string) {
+	cl := c.cl
+	if cl.multi == nil || cl.execing {
+		c.srv.rejectCall(c, cmd, msg) // stats.go
+		return
+	}
+	if cmd != nil && cmd.Name == "exec" && cmd.parent == nil {
+		c.srv.endMulti(cl)
+		c.srv.rejectCall(c, cmd, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(msg, "ERR "))
+		return
+	}
+	cl.multi.aborted = true
+	c.srv.rejectCall(c, cmd, msg)
+}
+
+// endMulti discards the client's transaction and watches.
+func (s *Server) endMulti(cl *client) {
+	cl.multi = nil
+	if cl.conn != nil {
+		cl.conn.shared.multi.Store(-1)
+	}
+	s.unwatchAll(cl)
+}
+
+func cmdMulti(c *cmdCtx) {
+	cl := c.cl
+	if cl.multi != nil {
+		c.errReply("ERR MULTI calls can not be nested")
+		return
+	}
+	cl.multi = &multiState{}
+	if cl.conn != nil {
+		cl.conn.shared.multi.Store(0)
+	}
+	c.ok()
+}
+
+func cmdDiscard(c *cmdCtx) {
+	if c.cl.multi == nil {
+		c.errReply("ERR DISCARD without MULTI")
+		return
+	}
+	c.srv.endMulti(c.cl)
+	c.ok()
+}
+
+func cmdWatch(c *cmdCtx) {
+	cl := c.cl
+	if cl.multi != nil {
+		c.errReply("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	s := c.srv
+	if cl.watch == nil {
+		cl.watch = &watchState{evicted: s.evictions.Load()}
+	}
+	ws := cl.watch
+	wt := &s.watches
+	for _, k := range c.args[1:] {
+		if ws.has(c.db(), k) {
+			continue
+		}
+		deadline := c.store.ExpireAt(c.db(), k, c.now)
+		if deadline < 0 {
+			deadline = 0
+		}
+		key := string(k)
+		ws.keys = append(ws.keys, watchedKey{db: c.db(), key: key, deadline: deadline})
+		wt.mu.Lock()
+		if wt.keys == nil {
+			wt.keys = make(map[string][]watchRef)
+		}
+		wt.keys[key] = append(wt.keys[key], watchRef{db: c.db(), w: ws})
+		wt.n.Add(1)
+		wt.mu.Unlock()
+	}
+	c.ok()
+}
+
+func (ws *watchState) has(db int, k []byte) bool {
+	for _, w := range ws.keys {
+		if w.db == db && w.key == string(k) {
+			return true
+		}
+	}
+	return false
+}
+
+func cmdUnwatch(c *cmdCtx) {
+	c.srv.unwatchAll(c.cl)
+	c.ok()
+}
+
+// unwatchAll takes the client's keys out of the watch table.
+func (s *Server) unwatchAll(cl *client) {
+	ws := cl.watch
+	if ws == nil {
+		return
+	}
+	cl.watch = nil
+	wt := &s.watches
+	wt.mu.Lock()
+	for _, k := range ws.keys {
+		refs := wt.keys[k.key]
+		for i, r := range refs {
+			if r.w == ws && r.db == k.db {
+				refs = append(refs[:i], refs[i+1:]...)
+				break
+			}
+		}
+		if len(refs) == 0 {
+			delete(wt.keys, k.key)
+		} else {
+			wt.keys[k.key] = refs
+		}
+		wt.n.Add(-1)
+	}
+	wt.mu.Unlock()
+}
+
+// touchWatched marks the watchers of the keys cmd is about to write dirty.
+// A write without key specs (FLUSHDB, FLUSHALL, SWAPDB) marks every
+// watcher; MOVE and COPY mark their keys' watchers in every database.
+func (s *Server) touchWatched(c *cmdCtx, cmd *command) {
+	wt := &s.watches
+	var buf [8]keyRef
+	refs, ok := commandKeys(cmd, c.args, buf[:], keysPartial)
+	anyDB := cmd.Name == "move" || cmd.Name == "copy"
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	if !ok || len(cmd.Keys) == 0 {
+		for _, rs := range wt.keys {
+			for _, r := range rs {
+				r.w.dirty.Store(true)
+			}
+		}
+		return
+	}
+	for _, ref := range refs {
+		if ref.Flags&keyRO != 0 && ref.Flags&(keyRW|keyOW|keyRM) == 0 {
+			continue
+		}
+		for _, r := range wt.keys[string(c.args[ref.Pos])] {
+			if anyDB || r.db == c.db() {
+				r.w.dirty.Store(true)
+			}
+		}
+	}
+}
+
+// watchBroken reports whether EXEC must abort: a watched key was written,
+// expired since WATCH, or a key was evicted. Run under the transaction's
+// locks.
+func (s *Server) watchBroken(cl *client, now int64) bool {
+	ws := cl.watch
+	if ws == nil {
+		return false
+	}
+	if ws.dirty.Load() || s.evictions.Load() != ws.evicted {
+		return true
+	}
+	for _, k := range ws.keys {
+		if k.deadline > 0 && now >= k.deadline {
+			return true
+		}
+	}
+	return false
+}
+
+// lockSet returns the keys the queued commands touch, and whether the
+// transaction must lock every shard instead.
+func (m *multiState) lockSet() (keys [][]byte, all bool) {
+	var buf [8]keyRef
+	for _, q := range m.cmds {
+		cmd := q.cmd
+		if len(cmd.Keys) == 0 {
+			if cmd.ACL&(catConnection|catTransaction) != 0 && cmd.Flags&(flagWrite|flagReadOnly) == 0 {
+				continue // PING, ECHO, SELECT, CLIENT ...: no keyspace
+			}
+			return nil, true
+		}
+		refs, ok := commandKeys(cmd, q.args, buf[:], keysPartial)
+		if !ok {
+			return nil, true
+		}
+		for _, r := range refs {
+			keys = append(keys, q.args[r.Pos])
+		}
+	}
+	return keys, false
+}
+
+// writtenKey is a key a transaction wrote, for serving waiters after it.
+type writtenKey struct {
+	db  int
+	key []byte
+}
+
+func cmdExec(c *cmdCtx) {
+	cl := c.cl
+	s := c.srv
+	m := cl.multi
+	if m == nil {
+		c.errReply("ERR EXEC without MULTI")
+		return
+	}
+	if m.aborted {
+		s.endMulti(cl)
+		c.errReply("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	cl.multi = nil
+	if cl.conn != nil {
+		cl.conn.shared.multi.Store(-1)
+	}
+	keys, all := m.lockSet()
+	view := s.store.Lock(keys, all)
+	if s.watchBroken(cl, c.now) {
+		view.Unlock()
+		s.unwatchAll(cl)
+		c.nullArray()
+		return
+	}
+	s.unwatchAll(cl)
+	args, st := c.args, c.store
+	c.store, cl.execing, cl.written = view, true, cl.written[:0]
+	c.arrayLen(len(m.cmds))
+	for _, q := range m.cmds {
+		c.args = q.args
+		s.call(c, nil)
+	}
+	c.args, c.store, cl.execing = args, st, false
+	view.Unlock()
+	if len(cl.written) > 0 {
+		for _, w := range cl.written {
+			if s.blocked.n.Load() == 0 {
+				break
+			}
+			s.serveKey(w.db, w.key)
+		}
+		clear(cl.written)
+		cl.written = cl.written[:0]
+	}
+}
+
+// noteWritten records, inside EXEC, the keys cmd wrote, for serveBlocked
+// to serve once the transaction's locks are released.
+func (c *cmdCtx) noteWritten(cmd *command) {
+	var buf [8]keyRef
+	refs, ok := commandKeys(cmd, c.args, buf[:], keysPartial)
+	if !ok {
+		return
+	}
+	for _, r := range refs {
+		if r.Flags&keyRO != 0 && r.Flags&(keyRW|keyOW|keyRM) == 0 {
+			continue
+		}
+		c.cl.written = append(c.cl.written, writtenKey{db: c.db(), key: c.args[r.Pos]})
+	}
+}
+
+// countEviction notes keys evicted, which abort every watching EXEC.
+func (s *Server) countEviction(n int) {
+	if n > 0 {
+		s.evictions.Add(int64(n))
+	}
+}
+
+var multiCommands = []command{
+	{Name: "multi", Arity: 1, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy, ACL: catTransaction,
+		Doc: cmdDoc{Summary: "Mark the start of a transaction block", Since: "1.2.0", Group: "transactions",
+			Complexity: "O(1)"},
+		ClockFree: true, Fn: cmdMulti},
+	{Name: "exec", Arity: 1, Flags: flagNoScript | flagLoading | flagStale | flagSkipSlowlog, ACL: catTransaction,
+		Doc: cmdDoc{Summary: "Execute all commands issued after MULTI", Since: "1.2.0", Group: "transactions",
+			Complexity: "Depends on commands in the transaction"},
+		Fn: cmdExec},
+	{Name: "discard", Arity: 1, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy, ACL: catTransaction,
+		Doc: cmdDoc{Summary: "Discard all commands issued after MULTI", Since: "2.0.0", Group: "transactions",
+			Complexity: "O(N), when N is the number of queued commands"},
+		ClockFree: true, Fn: cmdDiscard},
+	{Name: "watch", Arity: -2, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy, ACL: catTransaction,
+		Keys: []keySpec{{Flags: keyRO, BS: bsIndex(1), FK: fkRange(-1, 1, 0)}},
+		Doc: cmdDoc{Summary: "Watch the given keys to determine execution of the MULTI/EXEC block", Since: "2.2.0", Group: "transactions",
+			Complexity: "O(1) for every key.",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
+			}},
+		Fn: cmdWatch},
+	{Name: "unwatch", Arity: 1, Flags: flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy, ACL: catTransaction,
+		Doc: cmdDoc{Summary: "Forget about all watched keys", Since: "2.2.0", Group: "transactions",
+			Complexity: "O(1)"},
+		ClockFree: true, Fn: cmdUnwatch},
+}
+
+func init() { register(multiCommands...) }
