@@ -11,7 +11,7 @@ var multiDiffCases = []diffCase{
 	{"execabort arity", []string{"MULTI", "SET a 1", "SET a", "EXEC", "GET a", "EXEC"}},
 	{"execabort unknown", []string{"MULTI", "SET a 1", "NOSUCH x", "EXEC", "GET a"}},
 	{"execabort unknown subcommand", []string{"MULTI", "CONFIG NOSUCH", "EXEC"}},
-	{"blocking does not block", []string{"MULTI", "BLPOP q 0", "BRPOP q 1", "BLMOVE q r LEFT LEFT 0", "RPUSH q a", "BLPOP q 0", "EXEC"}},
+	{"blocking does not block", []string{"MULTI", "BZPOPMIN z 0", "BZMPOP 0 1 z MIN", "BLPOP q 0", "BRPOP q 1", "BLMOVE q r LEFT LEFT 0", "RPUSH q a", "BLPOP q 0", "EXEC"}},
 	{"watch unchanged", []string{"SET a 1", "WATCH a b", "GET a", "MULTI", "INCR a", "EXEC", "GET a"}},
 	{"watch own write", []string{"SET a 1", "WATCH a", "SET a 2", "MULTI", "INCR a", "EXEC", "GET a"}},
 	{"unwatch", []string{"SET a 1", "WATCH a", "SET a 2", "UNWATCH", "MULTI", "INCR a", "EXEC"}},
