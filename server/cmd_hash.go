@@ -154,35 +154,9 @@ func cmdHRandField(c *cmdCtx) {
 		c.nullUnlessOK(st)
 		return
 	}
-	count, ok := intArg(c, c.args[2])
+	count, withValues, ok := parseRandCount(c, "withvalues")
 	if !ok {
 		return
-	}
-	if count == math.MinInt64 {
-		c.errReply(errRandCountRange)
-		return
-	}
-	withValues := len(c.args) == 4
-	if len(c.args) > 4 || (withValues && !optIs(c.args[3], "withvalues")) {
-		c.errReply(errSyntax)
-		return
-	}
-	if withValues && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
-		c.errReply(errOutOfRange)
-		return
-	}
-	hrandFieldCount(c, count, withValues)
-}
-
-// hrandFieldCount replies to HRANDFIELD with a count. A negative count
-// asks for that many entries whatever the hash's size: a reply that cannot
-// fit the output buffer limit closes the client without being built, as
-// Redis closes a client once its output passes the limit, and a long one
-// is drawn randChunk entries per hold of the shard lock.
-func hrandFieldCount(c *cmdCtx, count int64, withValues bool) {
-	limit := c.srv.cfg.outBufLimit.Load()
-	if limit <= 0 || limit > maxRandReply {
-		limit = maxRandReply
 	}
 	r := store.PairReply{Head: resp.AppendArrayLen, Elem: resp.AppendBulk}
 	minEntry := int64(len("$0\r\n\r\n"))
@@ -194,38 +168,82 @@ func hrandFieldCount(c *cmdCtx, count int64, withValues bool) {
 			r.Head = appendPairsLen2
 		}
 	}
+	randCountReply(c, count, minEntry, r.Head, func(n int64, maxOut int, head func([]byte, int) []byte) store.Status {
+		r.Head = head
+		var st store.Status
+		c.out, st = c.store.HRandFieldCount(c.db(), c.args[1], c.now, n, withValues, maxOut, c.out, r)
+		return st
+	})
+}
+
+// parseRandCount parses the count and the option (withword) of
+// HRANDFIELD and ZRANDMEMBER key count [WITHVALUES|WITHSCORES], replying
+// with Redis's error when they are bad.
+func parseRandCount(c *cmdCtx, withword string) (count int64, with, ok bool) {
+	count, ok = intArg(c, c.args[2])
+	if !ok {
+		return 0, false, false
+	}
+	if count == math.MinInt64 {
+		c.errReply(errRandCountRange)
+		return 0, false, false
+	}
+	with = len(c.args) == 4
+	if len(c.args) > 4 || (with && !optIs(c.args[3], withword)) {
+		c.errReply(errSyntax)
+		return 0, false, false
+	}
+	if with && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
+		c.errReply(errOutOfRange)
+		return 0, false, false
+	}
+	return count, with, true
+}
+
+// randCountReply replies to HRANDFIELD or ZRANDMEMBER with a count, each
+// draw appending n entries (all of them for a positive n) of at most
+// maxOut bytes under one hold of the shard lock, with head writing the
+// reply's header. A negative count asks for that many entries whatever
+// the value's size: a reply that cannot fit the output buffer limit
+// (minEntry bytes per entry at least) closes the client without being
+// built, as Redis closes a client once its output passes the limit, and a
+// long one is drawn randChunk entries per hold of the shard lock.
+func randCountReply(c *cmdCtx, count, minEntry int64, head func([]byte, int) []byte,
+	draw func(n int64, maxOut int, head func([]byte, int) []byte) store.Status) {
+	limit := c.srv.cfg.outBufLimit.Load()
+	if limit <= 0 || limit > maxRandReply {
+		limit = maxRandReply
+	}
 	if count < 0 && -count > limit/minEntry {
 		c.outputLimitClose()
 		return
 	}
 	mark := len(c.out)
 	if count >= -randChunk {
-		hrandChunk(c, count, withValues, limit, mark, r, true)
+		randChunkReply(c, draw(count, int(limit), head), mark, true)
 		return
 	}
-	head := r.Head
-	r.Head = func(dst []byte, _ int) []byte { return head(dst, int(-count)) }
+	total := func(dst []byte, _ int) []byte { return head(dst, int(-count)) }
 	for left := -count; left > 0; left -= randChunk {
-		if !hrandChunk(c, -min(left, randChunk), withValues, limit, mark, r, left == -count) {
+		st := draw(-min(left, randChunk), int(limit)-(len(c.out)-mark), total)
+		if !randChunkReply(c, st, mark, left == -count) {
 			return
 		}
-		r.Head = noHead
+		total = noHead
 	}
 }
 
-// randChunk is how many entries of HRANDFIELD with a negative count are
-// drawn under one hold of the shard lock.
+// randChunk is how many entries of HRANDFIELD or ZRANDMEMBER with a
+// negative count are drawn under one hold of the shard lock.
 const randChunk = 4096
 
 func noHead(dst []byte, _ int) []byte { return dst }
 
-// hrandChunk appends count entries (all of them for a positive count) and
-// reports whether the reply goes on. The first chunk answers a missing key
-// or a wrong type; a later one that finds the hash gone, or any chunk past
-// the limit of limit bytes since mark, drops the reply and the client.
-func hrandChunk(c *cmdCtx, count int64, withValues bool, limit int64, mark int, r store.PairReply, first bool) bool {
-	var st store.Status
-	c.out, st = c.store.HRandFieldCount(c.db(), c.args[1], c.now, count, withValues, int(limit)-(len(c.out)-mark), c.out, r)
+// randChunkReply reports whether the reply goes on after a draw that
+// returned st. The first chunk answers a missing key or a wrong type; a
+// later one that finds the value gone, or any chunk past the output
+// limit, drops the reply (from mark) and the client.
+func randChunkReply(c *cmdCtx, st store.Status, mark int, first bool) bool {
 	switch {
 	case st == store.OK:
 		return true
@@ -253,6 +271,18 @@ func (c *cmdCtx) outputLimitClose() {
 // cmdHScan is HSCAN key cursor [MATCH pattern] [COUNT count]. As in Redis
 // the cursor is checked first, then the key, then the options.
 func cmdHScan(c *cmdCtx) {
+	typedScan(c, store.TypeHash, func(cursor uint64, o store.ScanOptions, emit func([]byte)) (uint64, store.Status) {
+		return c.store.HScan(c.db(), c.args[1], cursor, c.now, o, func(f, v []byte) {
+			emit(f)
+			emit(v)
+		})
+	})
+}
+
+// typedScan is HSCAN and ZSCAN key cursor [MATCH pattern] [COUNT count]
+// over a value of type t, with scan one store call. As in Redis the
+// cursor is checked first, then the key, then the options.
+func typedScan(c *cmdCtx, t store.Type, scan func(cursor uint64, o store.ScanOptions, emit func([]byte)) (uint64, store.Status)) {
 	cursor, ok := parseCursor(c.args[2])
 	if !ok {
 		c.errReply(errInvalidCursor)
@@ -263,7 +293,7 @@ func cmdHScan(c *cmdCtx) {
 		switch c.store.TypeOf(c.db(), c.args[1], c.now) {
 		case store.TypeNone:
 			c.emptyScan()
-		case store.TypeHash:
+		case t:
 			c.errReply(msg)
 		default:
 			c.errReply(errWrongType)
@@ -274,10 +304,7 @@ func cmdHScan(c *cmdCtx) {
 	var st store.Status
 	c.scanReply(func(emit func(v []byte)) uint64 {
 		var next uint64
-		next, st = c.store.HScan(c.db(), c.args[1], cursor, c.now, o, func(f, v []byte) {
-			emit(f)
-			emit(v)
-		})
+		next, st = scan(cursor, o, emit)
 		return next
 	})
 	if st != store.OK {

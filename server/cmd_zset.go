@@ -552,41 +552,12 @@ func cmdZInterCard(c *cmdCtx) {
 // cmdZScan is ZSCAN key cursor [MATCH pattern] [COUNT count], in HSCAN's
 // order of checks; scores are bulk strings in both protocols.
 func cmdZScan(c *cmdCtx) {
-	cursor, ok := parseCursor(c.args[2])
-	if !ok {
-		c.errReply(errInvalidCursor)
-		return
-	}
-	o, msg := parseScanOptions(c.args[3:], false)
-	if msg != "" {
-		switch c.store.TypeOf(c.db(), c.args[1], c.now) {
-		case store.TypeNone:
-			c.emptyScan()
-		case store.TypeZSet:
-			c.errReply(msg)
-		default:
-			c.errReply(errWrongType)
-		}
-		return
-	}
-	mark := len(c.out)
-	var st store.Status
-	c.scanReply(func(emit func(v []byte)) uint64 {
-		var next uint64
-		next, st = c.store.ZScan(c.db(), c.args[1], cursor, c.now, o, func(m, sc []byte) {
+	typedScan(c, store.TypeZSet, func(cursor uint64, o store.ScanOptions, emit func([]byte)) (uint64, store.Status) {
+		return c.store.ZScan(c.db(), c.args[1], cursor, c.now, o, func(m, sc []byte) {
 			emit(m)
 			emit(sc)
 		})
-		return next
 	})
-	if st != store.OK {
-		c.out = c.out[:mark]
-		if st == store.NotFound {
-			c.emptyScan()
-			return
-		}
-		c.errReply(statusError(st))
-	}
 }
 
 // cmdZRandMember is ZRANDMEMBER key [count [WITHSCORES]], with HRANDFIELD's
@@ -598,67 +569,21 @@ func cmdZRandMember(c *cmdCtx) {
 		c.nullUnlessOK(st)
 		return
 	}
-	count, ok := intArg(c, c.args[2])
+	count, withScores, ok := parseRandCount(c, "withscores")
 	if !ok {
 		return
-	}
-	if count == math.MinInt64 {
-		c.errReply(errRandCountRange)
-		return
-	}
-	withScores := len(c.args) == 4
-	if len(c.args) > 4 || (withScores && !optIs(c.args[3], "withscores")) {
-		c.errReply(errSyntax)
-		return
-	}
-	if withScores && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
-		c.errReply(errOutOfRange)
-		return
-	}
-	limit := c.srv.cfg.outBufLimit.Load()
-	if limit <= 0 || limit > maxRandReply {
-		limit = maxRandReply
 	}
 	minEntry := int64(len("$0\r\n\r\n"))
 	if withScores {
 		minEntry *= 2
 	}
-	if count < 0 && -count > limit/minEntry {
-		c.outputLimitClose()
-		return
-	}
 	r := c.zreply(withScores)
-	mark := len(c.out)
-	if count >= -randChunk {
-		zrandChunk(c, count, limit, mark, r, true)
-		return
-	}
-	head := r.Head
-	r.Head = func(dst []byte, _ int) []byte { return head(dst, int(-count)) }
-	for left := -count; left > 0; left -= randChunk {
-		if !zrandChunk(c, -min(left, randChunk), limit, mark, r, left == -count) {
-			return
-		}
-		r.Head = noHead
-	}
-}
-
-// zrandChunk is hrandChunk for ZRANDMEMBER.
-func zrandChunk(c *cmdCtx, count, limit int64, mark int, r store.ZReply, first bool) bool {
-	var st store.Status
-	c.out, st = c.store.ZRandMemberCount(c.db(), c.args[1], c.now, count, int(limit)-(len(c.out)-mark), c.out, r)
-	switch {
-	case st == store.OK:
-		return true
-	case first && st == store.NotFound:
-		c.arrayLen(0)
-	case first && st != store.TooLarge:
-		c.errReply(statusError(st))
-	default:
-		c.out = c.out[:mark]
-		c.outputLimitClose()
-	}
-	return false
+	randCountReply(c, count, minEntry, r.Head, func(n int64, maxOut int, head func([]byte, int) []byte) store.Status {
+		r.Head = head
+		var st store.Status
+		c.out, st = c.store.ZRandMemberCount(c.db(), c.args[1], c.now, n, maxOut, c.out, r)
+		return st
+	})
 }
 
 var zsetCommands = []command{

@@ -236,3 +236,38 @@ func TestZSetRandomOpsMatchRedis(t *testing.T) {
 	}
 	runDiff(t, []diffCase{{"random", cmds}})
 }
+
+// TestZSetRandMemberHugeCountsAreBounded checks ZRANDMEMBER's bounds: a
+// negative count whose reply cannot fit the output limit closes the client
+// unbuilt, and one past randChunk is drawn in chunks under one header.
+func TestZSetRandMemberHugeCountsAreBounded(t *testing.T) {
+	ours := newOurServer()
+	ours.do(t, []string{"ZADD", "z", "1", "a", "2", "b"})
+	for _, args := range [][]string{
+		{"ZRANDMEMBER", "z", "-9223372036854775807"},
+		{"ZRANDMEMBER", "z", "-4611686018427387903", "WITHSCORES"},
+		{"ZRANDMEMBER", "z", "-100000000"},
+	} {
+		ours.cl.quit = false
+		out := ours.do(t, args)
+		if !ours.cl.quit || len(out) != 0 {
+			t.Errorf("%v: quit %v, %d bytes of reply; want a close and no reply", args, ours.cl.quit, len(out))
+		}
+	}
+	ours.cl.quit = false
+	long := strings.Repeat("x", 1000)
+	ours.do(t, []string{"ZADD", "g", "1", long})
+	ours.s.cfg.outBufLimit.Store(1 << 20)
+	if out := ours.do(t, []string{"ZRANDMEMBER", "g", "-100000"}); !ours.cl.quit || len(out) != 0 {
+		t.Errorf("ZRANDMEMBER g -100000 past a 1 MiB limit: quit %v, %d bytes", ours.cl.quit, len(out))
+	}
+	for _, proto := range []int{2, 3} {
+		ours.cl.quit = false
+		ours.cl.proto = proto
+		nd, rest := diffParseNode(ours.do(t, []string{"ZRANDMEMBER", "z", "-10000", "WITHSCORES"}))
+		want := map[int]int{2: 20000, 3: 10000}[proto]
+		if ours.cl.quit || len(rest) != 0 || len(nd.kids) != want || nd.head != "*"+strconv.Itoa(want) {
+			t.Errorf("RESP%d ZRANDMEMBER z -10000 WITHSCORES: header %s, %d elements, want %d", proto, nd.head, len(nd.kids), want)
+		}
+	}
+}

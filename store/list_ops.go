@@ -350,19 +350,27 @@ func (s *Store) LMove(db int, src, dst []byte, from, to ListEnd, now int64, out 
 // elements) and enc. It returns NotFound when every key is missing, and
 // WrongType at the first key of another type, as Redis's LMPOP.
 func (s *Store) LMPop(db int, keys [][]byte, e ListEnd, count int, now int64, dst []byte, found func(dst, key []byte, n int) []byte, enc EncodeFunc) ([]byte, Status) {
+	st := s.mpop(db, keys, TypeList, now, func(k *kv, key []byte) {
+		n := min(count, k.listHdr().count())
+		dst = found(dst, key, n)
+		dst = k.listPopN(e, n, dst, nil, enc)
+	})
+	return dst, st
+}
+
+// mpop calls pop with the first of keys that exists, when it holds a
+// value of type t, and returns its status: NotFound when every key is
+// missing, WrongType at the first of another type (LMPOP, ZMPOP).
+func (s *Store) mpop(db int, keys [][]byte, t Type, now int64, pop func(k *kv, key []byte)) Status {
 	for _, key := range keys {
-		k, st := s.open(db, key, now, TypeList, forUpdate)
-		switch st {
-		case NotFound:
-			k.release()
-			continue
-		case OK:
-			n := min(count, k.listHdr().count())
-			dst = found(dst, key, n)
-			dst = k.listPopN(e, n, dst, nil, enc)
+		k, st := s.open(db, key, now, t, forUpdate)
+		if st == OK {
+			pop(&k, key)
 		}
 		k.release()
-		return dst, st
+		if st != NotFound {
+			return st
+		}
 	}
-	return dst, NotFound
+	return NotFound
 }

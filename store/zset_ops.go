@@ -538,20 +538,11 @@ func (k *kv) zpop(max bool, count int, dst []byte, r *ZReply, head bool) []byte 
 // Redis's ZMPOP; BZMPOP serves a waiter with it.
 func (s *Store) ZMPop(db int, keys [][]byte, max bool, count int, now int64, dst []byte,
 	found func(dst, key []byte, n int) []byte, r ZReply) ([]byte, Status) {
-	for _, key := range keys {
-		k, st := s.open(db, key, now, TypeZSet, forUpdate)
-		switch st {
-		case NotFound:
-			k.release()
-			continue
-		case OK:
-			dst = found(dst, key, min(count, k.zlen()))
-			dst = k.zpop(max, count, dst, &r, false)
-		}
-		k.release()
-		return dst, st
-	}
-	return dst, NotFound
+	st := s.mpop(db, keys, TypeZSet, now, func(k *kv, key []byte) {
+		dst = found(dst, key, min(count, k.zlen()))
+		dst = k.zpop(max, count, dst, &r, false)
+	})
+	return dst, st
 }
 
 // zentry is a member and score copied out of the keyspace.
