@@ -59,6 +59,7 @@ var engineSuite = []struct {
 	{"LatencyEventsMatchRedis", TestLatencyEventsMatchRedis},
 	{"MonitorShowsEveryClientsCommands", TestMonitorShowsEveryClientsCommands},
 	{"ResetLeavesMonitorMode", TestResetLeavesMonitorMode},
+	{"MonitorOverTLS", TestMonitorOverTLS},
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
 }

@@ -121,3 +121,30 @@ func monitorLines(t *testing.T, addr string) []string {
 		}
 	}
 }
+
+// TestMonitorOverTLS: a monitor on the TLS port gets the lines of a
+// plaintext client's commands, sealed by its own loop.
+func TestMonitorOverTLS(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Loops: 2})
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "MONITOR"); got != "+OK\r\n" {
+		t.Fatalf("MONITOR over TLS = %q", got)
+	}
+	other := dialRaw(t, s.Addr())
+	self := other.c.LocalAddr().String()
+	for i := range 50 {
+		other.do("SET", "k", strings.Repeat("v", i))
+	}
+	for i := range 50 {
+		line, err := readRaw(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "[0 " + self + `] "SET" "k" "` + strings.Repeat("v", i) + "\"\r\n"
+		if !strings.HasPrefix(line, "+") || !strings.HasSuffix(line, want) {
+			t.Fatalf("line %d: %q, want +time %q", i, line, want)
+		}
+	}
+}
