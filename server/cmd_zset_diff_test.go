@@ -178,10 +178,20 @@ func TestZSetCommandsMatchRedis(t *testing.T) { runDiff(t, zsetDiffCases) }
 // writes and reads on both servers, with small thresholds so that both
 // encodings and the conversion are exercised, checking encodings as it goes.
 func TestZSetRandomOpsMatchRedis(t *testing.T) {
-	seed := int64(20261201)
-	t.Logf("seed %d", seed)
-	rnd := rand.New(rand.NewSource(seed))
+	for _, proto := range []int{2, 3} {
+		seed := int64(20261201 + proto)
+		t.Logf("RESP%d seed %d", proto, seed)
+		runDiff(t, []diffCase{{fmt.Sprintf("random-resp%d", proto), zsetRandomOps(rand.New(rand.NewSource(seed)), proto)}})
+	}
+}
+
+// zsetRandomOps returns a random sequence of sorted-set commands with
+// encoding checks, in RESP proto.
+func zsetRandomOps(rnd *rand.Rand, proto int) []string {
 	cmds := []string{"#config zset-max-listpack-entries 16", "#config zset-max-listpack-value 8"}
+	if proto == 3 {
+		cmds = append(cmds, "#proto 3")
+	}
 	member := func() string {
 		if rnd.Intn(20) == 0 {
 			return strings.Repeat("L", 9)
@@ -203,7 +213,7 @@ func TestZSetRandomOpsMatchRedis(t *testing.T) {
 	for i := 0; i < 1500; i++ {
 		k := keys[rnd.Intn(len(keys))]
 		var c string
-		switch rnd.Intn(14) {
+		switch rnd.Intn(17) {
 		case 0, 1, 2:
 			c = fmt.Sprintf("ZADD %s %s %s %s %s", k, strings.TrimPrefix(score(), "("), member(), strings.TrimPrefix(score(), "("), member())
 		case 3:
@@ -228,13 +238,19 @@ func TestZSetRandomOpsMatchRedis(t *testing.T) {
 			c = fmt.Sprintf("ZREMRANGEBYSCORE %s %s %s", k, score(), score())
 		case 13:
 			c = fmt.Sprintf("ZREVRANK %s %s", k, member())
+		case 14:
+			c = fmt.Sprintf("ZADD %s INCR %d %s", k, rnd.Intn(5)-2, member())
+		case 15:
+			c = fmt.Sprintf("ZUNIONSTORE %s 2 %s %s AGGREGATE MAX", k, keys[rnd.Intn(3)], keys[rnd.Intn(3)])
+		case 16:
+			c = fmt.Sprintf("ZRANGESTORE %s %s 0 %d", k, keys[rnd.Intn(3)], rnd.Intn(30))
 		}
 		cmds = append(cmds, c, "#enc "+k)
 		if i%50 == 0 {
 			cmds = append(cmds, "ZRANGE "+k+" 0 -1 WITHSCORES")
 		}
 	}
-	runDiff(t, []diffCase{{"random", cmds}})
+	return cmds
 }
 
 // TestZSetRandMemberHugeCountsAreBounded checks ZRANDMEMBER's bounds: a
