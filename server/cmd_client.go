@@ -176,6 +176,8 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	switch {
 	case sh.blocked.Load() != nil:
 		b = append(b, " flags=b db="...)
+	case sh.monitor.Load():
+		b = append(b, " flags=O db="...)
 	case multi >= 0:
 		b = append(b, " flags=x db="...)
 	default:

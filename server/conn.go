@@ -90,6 +90,7 @@ type clientShared struct {
 	omem       atomic.Int64 // unsent output bytes after the last write
 	killed     atomic.Bool
 	blocked    atomic.Pointer[waiter] // the client's waiter while it is blocked, for CLIENT UNBLOCK
+	monitor    atomic.Bool            // in MONITOR mode (CLIENT LIST flags=O)
 	multi      atomic.Int32           // commands queued in MULTI; -1 outside it
 	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
 }

@@ -57,6 +57,7 @@ func cmdMonitor(c *cmdCtx) {
 	m.n.Store(int32(len(m.feeds)))
 	m.mu.Unlock()
 	cl.monitor = f
+	cl.conn.shared.monitor.Store(true)
 	c.ok()
 }
 
@@ -77,6 +78,7 @@ func (s *Server) forgetMonitor(cs *connState) {
 	m.n.Store(int32(len(m.feeds)))
 	m.mu.Unlock()
 	cs.cl.monitor = nil
+	cs.shared.monitor.Store(false)
 }
 
 // feedMonitors sends c's command to every monitor, unless its row is

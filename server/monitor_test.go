@@ -45,6 +45,9 @@ func TestResetLeavesMonitorMode(t *testing.T) {
 		if got := mon.do("MONITOR"); got != "+OK\r\n" {
 			t.Fatalf("%s: MONITOR = %q", addr, got)
 		}
+		if list := other.do("CLIENT", "LIST"); !strings.Contains(list, " flags=O ") {
+			t.Fatalf("%s: CLIENT LIST shows no monitor (flags=O):\n%s", addr, list)
+		}
 		other.do("SET", "k", "v")
 		if line := mon.reply(); !strings.HasSuffix(line, `"SET" "k" "v"`+"\r\n") {
 			t.Fatalf("%s: monitor got %q", addr, line)
