@@ -18,7 +18,7 @@ var sortDiffCases = []diffCase{
 		"SORT l BY h_*->g ALPHA GET h_*->g", "SORT l BY h_*->g ALPHA DESC", "SORT l BY h_*->nofield", "SORT l GET h_*->", "SORT l GET h_*->f GET w_*->f",
 		"SET x_1 a", "SET x_2 b", "SET x_3 c", "SET x_4 d", "SORT l BY x_*", "SORT l BY x_* ALPHA DESC", "SORT l BY w_* STORE d GET h_*->g GET o_*",
 		"LRANGE d 0 -1", "SORT l BY nosort GET w_*", "SORT l BY w_* GET # GET w_* STORE d", "LRANGE d 0 -1", "#proto 3", "SORT l GET o_* GET #",
-		"SORT l BY w_*",
+		"SORT l BY w_*", "MULTI", "SORT l BY w_* GET o_* GET # STORE d", "SORT_RO l BY h_*->f", "EXEC", "LRANGE d 0 -1",
 	}},
 	{"sort-set-zset", []string{
 		"SADD s 5 3 9 1", "SORT s", "SORT s DESC LIMIT 0 2", "SADD t b a c", "SORT t ALPHA", "SORT t BY nosort STORE d", "LRANGE d 0 -1",

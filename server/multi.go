@@ -277,6 +277,11 @@ func (m *multiState) lockSet() (keys [][]byte, all bool) {
 			}
 			return nil, true
 		}
+		for i := range cmd.Keys {
+			if cmd.Keys[i].BS.Kind == bsUnknown {
+				return nil, true // SORT's BY, GET and STORE keys: anywhere
+			}
+		}
 		refs, ok := commandKeys(cmd, q.args, buf[:], keysPartial)
 		if !ok {
 			return nil, true
