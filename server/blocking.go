@@ -222,22 +222,6 @@ func (cl *client) takeUnblocked(out []byte) ([]byte, bool) {
 	return out, true
 }
 
-// deliverUnblocked writes the reply of a connection whose wait has ended
-// into out, sealed when the connection is TLS. owning loop only.
-func (h *handler) deliverUnblocked(cs *connState, ls *loopState, out []byte) []byte {
-	if cs.cl.blocked == nil || cs.cl.blocked.state.Load() == waitBlocked {
-		return out
-	}
-	if cs.tls == nil {
-		out, _ = cs.cl.takeUnblocked(out)
-		return out
-	}
-	out, hdr := cs.tls.eng.BeginRecord(out)
-	start := len(out)
-	out, _ = cs.cl.takeUnblocked(out)
-	return h.sealReplies(cs, ls, out, hdr, start)
-}
-
 // forgetBlocked takes a closing connection's waiter out of the table.
 func (s *Server) forgetBlocked(cs *connState) {
 	if w := cs.cl.blocked; w != nil {

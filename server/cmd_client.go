@@ -180,12 +180,20 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 		b = append(b, " flags=O db="...)
 	case multi >= 0:
 		b = append(b, " flags=x db="...)
+	case sh.subs[0].Load()+sh.subs[1].Load()+sh.subs[2].Load() > 0:
+		b = append(b, " flags=P db="...)
 	default:
 		b = append(b, " flags=N db="...)
 	}
 	b = strconv.AppendInt(b, int64(sh.db.Load()), 10)
 	qbuf, omem := sh.qbuf.Load(), sh.omem.Load()
-	b = append(b, " sub=0 psub=0 ssub=0 multi="...)
+	b = append(b, " sub="...)
+	b = strconv.AppendInt(b, int64(sh.subs[0].Load()), 10)
+	b = append(b, " psub="...)
+	b = strconv.AppendInt(b, int64(sh.subs[1].Load()), 10)
+	b = append(b, " ssub="...)
+	b = strconv.AppendInt(b, int64(sh.subs[2].Load()), 10)
+	b = append(b, " multi="...)
 	b = strconv.AppendInt(b, int64(multi), 10)
 	b = append(b, " qbuf="...)
 	b = strconv.AppendInt(b, qbuf, 10)

@@ -11,6 +11,17 @@ import (
 // Connection family: PING, ECHO, QUIT, RESET, HELLO, AUTH, SELECT, CLIENT.
 
 func cmdPing(c *cmdCtx) {
+	if c.cl.proto == 2 && c.cl.sub != nil && c.cl.subscribed() && len(c.args) <= 2 {
+		// Redis's subscribed-mode PING: [pong, message]
+		c.arrayLen(2)
+		c.bulkString("pong")
+		if len(c.args) == 2 {
+			c.bulk(c.args[1])
+		} else {
+			c.bulkString("")
+		}
+		return
+	}
 	switch len(c.args) {
 	case 1:
 		c.simple("PONG")
@@ -34,6 +45,7 @@ func cmdQuit(c *cmdCtx) {
 func cmdReset(c *cmdCtx) {
 	cl := c.cl
 	c.srv.endMulti(cl)
+	c.srv.unsubscribeAll(cl)
 	setDB(cl, 0)
 	setProto(cl, 2)
 	setName(cl, "")

@@ -252,20 +252,29 @@ func setOutputBufferLimit(s *Server, v string) string {
 		return "Wrong number of arguments in buffer limit configuration."
 	}
 	hard := int64(-1)
+	pubsub := outboxLimit{hard: -1}
 	for i := 0; i < len(f); i += 4 {
 		class := strings.ToLower(f[i])
 		if class != "normal" && class != "replica" && class != "slave" && class != "pubsub" {
 			return "Invalid client class specified in buffer limit configuration."
 		}
 		h, ok1 := ParseMemory(f[i+1])
-		_, ok2 := ParseMemory(f[i+2])
-		_, err := strconv.Atoi(f[i+3])
+		soft, ok2 := ParseMemory(f[i+2])
+		secs, err := strconv.Atoi(f[i+3])
 		if !ok1 || !ok2 || err != nil {
 			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
 		}
-		if class == "normal" {
+		switch class {
+		case "normal":
 			hard = h
+		case "pubsub":
+			pubsub = outboxLimit{h, soft, int64(secs)}
 		}
+	}
+	if pubsub.hard >= 0 {
+		s.cfg.pubsubHard.Store(pubsub.hard)
+		s.cfg.pubsubSoft.Store(pubsub.soft)
+		s.cfg.pubsubSoftSecs.Store(pubsub.softSecs)
 	}
 	if hard == 0 {
 		hard = 1 << 62 // Redis: 0 means no limit

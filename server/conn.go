@@ -63,6 +63,7 @@ type connState struct {
 
 	// owned by the loop
 	cl        client
+	outbox    outbox   // output left by other loops (outbox.go)
 	pending   []byte   // TLS: plaintext of a command cut across records; nil when empty
 	tls       *tlsConn // nil for a plaintext connection
 	idx       int      // position in ls.conns
@@ -92,6 +93,7 @@ type clientShared struct {
 	blocked    atomic.Pointer[waiter] // the client's waiter while it is blocked, for CLIENT UNBLOCK
 	monitor    atomic.Bool            // in MONITOR mode (CLIENT LIST flags=O)
 	multi      atomic.Int32           // commands queued in MULTI; -1 outside it
+	subs       [3]atomic.Int32        // channels, patterns and shard channels subscribed to
 	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
 }
 
@@ -172,9 +174,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	}
 	s := h.s
 	out := ls.out[:0]
-	if cs.cl.blocked != nil {
-		out = h.deliverUnblocked(cs, ls, out)
-	}
+	out = h.deliverPending(cs, ls, out) // outbox.go
 	if cs.cl.monitor != nil {
 		out = h.deliverMonitor(cs, ls, out) // monitor.go
 	}
@@ -269,6 +269,7 @@ func (h *handler) onClose(cs *connState) {
 	h.s.forgetBlocked(cs)
 	h.s.forgetMonitor(cs)
 	h.s.endMulti(&cs.cl)
+	h.s.unsubscribeAll(&cs.cl)
 	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1

@@ -202,8 +202,8 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = infoInt(b, "keyspace_hits", st.hits)
 	b = infoInt(b, "keyspace_misses", st.misses)
 	b = s.acl.appendInfoStats(b)
-	b = infoInt(b, "pubsub_channels", 0)
-	b = infoInt(b, "pubsub_patterns", 0)
+	b = infoInt(b, "pubsub_channels", s.pubsub.size(kindChannel))
+	b = infoInt(b, "pubsub_patterns", s.pubsub.patterns.Load())
 	return infoInt(b, "total_error_replies", s.totalErrors())
 }
 

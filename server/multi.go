@@ -98,13 +98,18 @@ func (m *multiState) queue(cmd *command, args [][]byte) {
 // rejectCommand does.
 func (c *cmdCtx) rejectQueued(cmd *command, msg string) {
 	cl := c.cl
-	if cl.multi == nil || cl.execing {
+	if cl.execing {
 		c.srv.rejectCall(c, cmd, msg) // stats.go
 		return
 	}
 	if cmd != nil && cmd.Name == "exec" && cmd.parent == nil {
+		// a refused EXEC answers EXECABORT, in MULTI or not, as Redis
 		c.srv.endMulti(cl)
 		c.srv.rejectCall(c, cmd, "EXECABORT Transaction discarded because of: "+strings.TrimPrefix(msg, "ERR "))
+		return
+	}
+	if cl.multi == nil {
+		c.srv.rejectCall(c, cmd, msg)
 		return
 	}
 	cl.multi.aborted = true

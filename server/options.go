@@ -143,9 +143,12 @@ type config struct {
 	protoMaxBulk   atomic.Int64
 	outBufLimit    atomic.Int64
 	outBufLimitRaw atomic.Pointer[string] // client-output-buffer-limit as set
-	mem            memConfig              // maxmemory and its policy
-	obs            obsConfig              // slow log, latency monitor and tracking
-	prot           protectedConfig        // protected-mode
+	pubsubHard     atomic.Int64           // client-output-buffer-limit pubsub: hard, soft bytes, soft seconds
+	pubsubSoft     atomic.Int64
+	pubsubSoftSecs atomic.Int64
+	mem            memConfig       // maxmemory and its policy
+	obs            obsConfig       // slow log, latency monitor and tracking
+	prot           protectedConfig // protected-mode
 
 	miscMu sync.Mutex
 	miscKV map[string]string // settings with no effect, as last set
@@ -181,6 +184,9 @@ func (c *config) load(o Options) {
 	c.outBufLimit.Store(o.ClientOutputBufferLimit)
 	raw := "normal " + strconv.FormatInt(o.ClientOutputBufferLimit, 10) + " 0 0 replica 268435456 67108864 60 pubsub 33554432 8388608 60"
 	c.outBufLimitRaw.Store(&raw)
+	c.pubsubHard.Store(32 << 20)
+	c.pubsubSoft.Store(8 << 20)
+	c.pubsubSoftSecs.Store(60)
 	c.mem.load(o)
 	c.prot.load(o)
 }

@@ -47,6 +47,7 @@ type Server struct {
 	clients   registry
 	blocked   blockTable   // clients blocked in BLPOP and the like (blocking.go)
 	watches   watchTable   // clients' WATCHed keys (multi.go)
+	pubsub    pubsubTable  // subscribers by channel (pubsub.go)
 	evictions atomic.Int64 // keys evicted, for WATCH (multi.go)
 	acl       *aclState    // users and permissions; the default user reflects requirepass
 	nextID    atomic.Uint64

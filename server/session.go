@@ -27,6 +27,7 @@ type client struct {
 	multi   *multiState  // the open transaction (multi.go); nil outside MULTI
 	watch   *watchState  // the watched keys (multi.go); nil when none
 	execing bool         // EXEC is running the queued commands
+	sub     *subState    // the subscriptions (pubsub.go); nil when none
 	written []writtenKey // inside EXEC: keys written, whose waiters are served after it
 }
 
@@ -95,6 +96,10 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		// inside EXEC the store is locked: no eviction until it ends
 		if msg := s.checkMemory(cmd, c.now); msg != "" {
 			c.rejectQueued(cmd, msg)
+			return
+		}
+		if cl.sub != nil && cl.proto == 2 && cl.subscribed() && !subAllowed(cmd) {
+			c.rejectQueued(cmd, subscribedError(cmd)) // pubsub.go
 			return
 		}
 		if cl.multi != nil && !txnControl(cmd) {

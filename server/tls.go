@@ -406,8 +406,8 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	}
 	consumed, closeAfter := 0, false
 	out := ls.out[:0]
-	if cs.cl.blocked != nil && tc.established {
-		out = h.deliverUnblocked(cs, ls, out)
+	if tc.established {
+		out = h.deliverPending(cs, ls, out) // outbox.go
 	}
 	if cs.cl.monitor != nil {
 		out = h.deliverMonitor(cs, ls, out) // monitor.go

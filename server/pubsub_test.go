@@ -1,0 +1,319 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	engineSuite = append(engineSuite, []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"PubSubFramingMatchesRedis", TestPubSubFramingMatchesRedis},
+		{"PubSubFanOutAcrossLoops", TestPubSubFanOutAcrossLoops},
+		{"PubSubFanOutOverTLS", TestPubSubFanOutOverTLS},
+		{"PubSubSlowSubscriberIsCut", TestPubSubSlowSubscriberIsCut},
+		{"GoRedisPubSub", TestGoRedisPubSub},
+	}...)
+}
+
+// pubsubStep is one command of a framing script: sent on connection conn
+// (0 the subscriber, 1 the publisher), followed by reading n replies on
+// it and then m on the subscriber; skip when the replies differ between
+// servers by nature (HELLO's id).
+type pubsubStep struct {
+	conn int
+	cmd  string
+	n, m int
+	skip bool
+}
+
+var pubsubFraming = []pubsubStep{
+	{0, "SUBSCRIBE c1 c2", 2, 0, false},
+	{0, "SUBSCRIBE c1", 1, 0, false},
+	{0, "PSUBSCRIBE p* q?", 2, 0, false},
+	{0, "SSUBSCRIBE s1", 1, 0, false},
+	{0, "GET x", 1, 0, false},
+	{0, "CLIENT ID", 1, 0, false},
+	{0, "PING", 1, 0, false},
+	{0, "PING hi", 1, 0, false},
+	{0, "PING a b", 1, 0, false},
+	{1, "PUBLISH c1 m1", 1, 1, false},
+	{1, "PUBLISH p1 m2", 1, 1, false},
+	{1, "PUBLISH nobody m", 1, 0, false},
+	{1, "SPUBLISH s1 m3", 1, 1, false},
+	{1, "PUBSUB NUMSUB c1 c2 nobody", 1, 0, false},
+	{1, "PUBSUB NUMSUB", 1, 0, false},
+	{1, "PUBSUB NUMPAT", 1, 0, false},
+	{1, "PUBSUB SHARDNUMSUB s1 x", 1, 0, false},
+	{1, "PUBSUB CHANNELS c1", 1, 0, false},
+	{1, "PUBSUB SHARDCHANNELS *", 1, 0, false},
+	{1, "PUBSUB CHANNELS a b", 1, 0, false},
+	{1, "PUBSUB NOSUCH", 1, 0, false},
+	{1, "INFO nosuch", 1, 0, false},
+	{0, "UNSUBSCRIBE c1 nosuch", 2, 0, false},
+	{0, "UNSUBSCRIBE", 1, 0, false},
+	{0, "PUNSUBSCRIBE q?", 1, 0, false},
+	{0, "PUNSUBSCRIBE", 1, 0, false},
+	{0, "SUNSUBSCRIBE", 1, 0, false},
+	{0, "UNSUBSCRIBE", 1, 0, false},
+	{0, "PUNSUBSCRIBE", 1, 0, false},
+	{0, "GET x", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "SUBSCRIBE t", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{0, "RESET", 1, 0, false},
+	{0, "HELLO 3", 1, 0, true},
+	{0, "SUBSCRIBE c1", 1, 0, false},
+	{0, "PSUBSCRIBE c*", 1, 0, false},
+	{0, "GET x", 1, 0, false},
+	{0, "PING", 1, 0, false},
+	{1, "PUBLISH c1 m4", 1, 2, false},
+	{0, "PUBLISH c1 self", 3, 0, false},
+	{0, "UNSUBSCRIBE nosuch", 1, 0, false},
+	{0, "RESET", 1, 0, false},
+	{1, "PUBSUB NUMSUB c1", 1, 0, false},
+	{1, "PUBSUB NUMPAT", 1, 0, false},
+}
+
+func runPubsubScript(t *testing.T, addr string) []string {
+	conns := []*rawConn{dialRaw(t, addr), dialRaw(t, addr)}
+	var out []string
+	for _, st := range pubsubFraming {
+		c := conns[st.conn]
+		c.send(multibulk(strings.Fields(st.cmd)...))
+		var got []string
+		for i := 0; i < st.n; i++ {
+			got = append(got, c.reply())
+		}
+		for i := 0; i < st.m; i++ {
+			got = append(got, conns[0].reply())
+		}
+		if st.skip {
+			got = nil
+		}
+		out = append(out, st.cmd+" => "+strings.Join(got, " | "))
+	}
+	return out
+}
+
+// Subscribe confirmations, messages, pmessages, smessages, PUBSUB's
+// replies and the RESP2 subscribed mode, byte for byte as redis-server.
+func TestPubSubFramingMatchesRedis(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	ref := startDiffRedis(t)
+	got, want := runPubsubScript(t, s.Addr()), runPubsubScript(t, ref.addr)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("step %d:\n  got  %q\n  want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// readMessages reads n messages from rc and checks they are msg-0 ... in order.
+func readMessages(rc *rawConn, kind, pattern, channel string, n int) error {
+	for i := 0; i < n; i++ {
+		rep, err := readRaw(rc.r)
+		if err != nil {
+			return err
+		}
+		payload := fmt.Sprintf("msg-%d", i)
+		var want string
+		if kind == "pmessage" {
+			want = multibulk(kind, pattern, channel, payload)
+		} else {
+			want = multibulk(kind, channel, payload)
+		}
+		if rep != want {
+			return fmt.Errorf("message %d = %q, want %q", i, rep, want)
+		}
+	}
+	return nil
+}
+
+// fanOut subscribes subs (and a pattern and a shard subscriber), publishes
+// n messages from pub and checks every subscriber got each once, in order.
+func fanOut(t *testing.T, s *Server, pub *rawConn, subs []*rawConn, n int) {
+	for _, c := range subs {
+		c.send(multibulk("SUBSCRIBE", "news"))
+	}
+	for _, c := range subs {
+		if got := c.reply(); got != "*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n" {
+			t.Fatalf("SUBSCRIBE = %q", got)
+		}
+	}
+	pat, shard := subs[0], subs[1]
+	pat.do("PSUBSCRIBE", "ne*")
+	shard.do("SSUBSCRIBE", "news")
+	for i := 0; i < n; i++ {
+		if got := pub.do("PUBLISH", "news", fmt.Sprintf("msg-%d", i)); got != fmt.Sprintf(":%d\r\n", len(subs)+1) {
+			t.Fatalf("PUBLISH = %q", got)
+		}
+		if got := pub.do("SPUBLISH", "news", fmt.Sprintf("msg-%d", i)); got != ":1\r\n" {
+			t.Fatalf("SPUBLISH = %q", got)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(subs))
+	for i, c := range subs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i {
+			case 0: // channel and pattern messages interleave per publish
+				for j := 0; j < n; j++ {
+					p := fmt.Sprintf("msg-%d", j)
+					for _, want := range []string{multibulk("message", "news", p), multibulk("pmessage", "ne*", "news", p)} {
+						if rep, err := readRaw(c.r); err != nil || rep != want {
+							errs <- fmt.Errorf("pattern subscriber: %q, %v, want %q", rep, err, want)
+							return
+						}
+					}
+				}
+			case 1:
+				for j := 0; j < n; j++ {
+					p := fmt.Sprintf("msg-%d", j)
+					for _, want := range []string{multibulk("message", "news", p), multibulk("smessage", "news", p)} {
+						if rep, err := readRaw(c.r); err != nil || rep != want {
+							errs <- fmt.Errorf("shard subscriber: %q, %v, want %q", rep, err, want)
+							return
+						}
+					}
+				}
+			default:
+				if err := readMessages(c, "message", "", "news", n); err != nil {
+					errs <- fmt.Errorf("subscriber %d: %v", i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// 1,000 subscribers spread over four loops each receive every message of
+// one publisher once, in order.
+func TestPubSubFanOutAcrossLoops(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 4})
+	subs := make([]*rawConn, 1000)
+	for i := range subs {
+		subs[i] = dialRaw(t, s.Addr())
+	}
+	fanOut(t, s, dialRaw(t, s.Addr()), subs, 20)
+	loops := map[*loopState]bool{}
+	for _, cs := range s.clients.snapshot() {
+		loops[cs.ls] = true
+	}
+	if len(loops) < 2 {
+		t.Fatalf("subscribers on %d loops", len(loops))
+	}
+}
+
+func dialRawTLS(t *testing.T, p *testPKI, addr string) *rawConn {
+	c := dialTLS(t, addr, p.clientConfig())
+	return &rawConn{t: t, c: c, r: bufio.NewReaderSize(c, 64<<10)}
+}
+
+// Subscribers over TLS get their messages sealed by their own loops.
+func TestPubSubFanOutOverTLS(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Loops: 2})
+	subs := make([]*rawConn, 50)
+	for i := range subs {
+		subs[i] = dialRawTLS(t, p, s.TLSAddr())
+	}
+	fanOut(t, s, dialRawTLS(t, p, s.TLSAddr()), subs, 20)
+}
+
+// A subscriber that does not read is closed once its pending output passes
+// client-output-buffer-limit pubsub; the publisher never waits and the
+// other subscribers keep receiving.
+func TestPubSubSlowSubscriberIsCut(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	pub := dialRaw(t, s.Addr())
+	if got := pub.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 60"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET = %q", got)
+	}
+	slow := dialRaw(t, s.Addr())
+	fast := dialRaw(t, s.Addr())
+	slow.do("SUBSCRIBE", "ch")
+	fast.do("SUBSCRIBE", "ch")
+	payload := strings.Repeat("x", 64<<10)
+	want := multibulk("message", "ch", payload)
+	done := make(chan error, 1)
+	const n = 400 // 25 MiB: more than the socket buffers and the limit
+	go func() {
+		for i := 0; i < n; i++ {
+			rep, err := readRaw(fast.r)
+			if err != nil || rep != want {
+				done <- fmt.Errorf("fast subscriber message %d: %v", i, err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	receivers := map[string]int{}
+	for i := 0; i < n; i++ {
+		receivers[pub.do("PUBLISH", "ch", payload)]++
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if receivers[":1\r\n"] == 0 {
+		t.Fatalf("the slow subscriber was never cut: PUBLISH replies %v", receivers)
+	}
+	slow.expectClosed()
+	if got := pub.do("PUBSUB", "NUMSUB", "ch"); got != "*2\r\n$2\r\nch\r\n:1\r\n" {
+		t.Fatalf("NUMSUB after the cut = %q", got)
+	}
+}
+
+// go-redis's PubSub (RESP2 and RESP3): subscribe, patterns, receive.
+func TestGoRedisPubSub(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	ctx := context.Background()
+	for _, proto := range []int{2, 3} {
+		c := newGoRedis(t, redis.Options{Addr: s.Addr(), Protocol: proto})
+		ps := c.Subscribe(ctx, "gr")
+		if _, err := ps.Receive(ctx); err != nil {
+			t.Fatalf("proto %d: subscribe: %v", proto, err)
+		}
+		if err := ps.PSubscribe(ctx, "g*"); err != nil {
+			t.Fatal(err)
+		}
+		ch := ps.Channel()
+		time.Sleep(20 * time.Millisecond)
+		if n, err := c.Publish(ctx, "gr", "hello").Result(); err != nil || n != 2 {
+			t.Fatalf("proto %d: PUBLISH = %d, %v", proto, n, err)
+		}
+		got := map[string]bool{}
+		for i := 0; i < 2; i++ {
+			select {
+			case m := <-ch:
+				got[m.Pattern+"|"+m.Channel+"|"+m.Payload] = true
+			case <-time.After(5 * time.Second):
+				t.Fatalf("proto %d: no message", proto)
+			}
+		}
+		if !got["|gr|hello"] || !got["g*|gr|hello"] {
+			t.Fatalf("proto %d: messages %v", proto, got)
+		}
+		if n, err := c.PubSubNumSub(ctx, "gr").Result(); err != nil || n["gr"] != 1 {
+			t.Fatalf("proto %d: NUMSUB = %v, %v", proto, n, err)
+		}
+		ps.Close()
+	}
+}
