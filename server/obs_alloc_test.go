@@ -32,3 +32,38 @@ func TestHotCommandsDoNotAllocateWithStats(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCommandStats times what every command pays for the statistics:
+// the clock, the counters and the checks of endCall.
+func BenchmarkCommandStats(b *testing.B) {
+	s, cl, _ := newAllocServer(b, nil)
+	c := &cmdCtx{srv: s, cl: cl, store: s.store, args: [][]byte{[]byte("GET"), []byte("k")}}
+	cmd := commandByName("get")
+	b.ReportAllocs()
+	for b.Loop() {
+		s.endCall(c, cmd, beginCall(c))
+	}
+}
+
+// FuzzLatencyPercentiles: CONFIG SET latency-tracking-info-percentiles
+// never panics, and what CONFIG GET prints after a value it took sets the
+// same percentiles again.
+func FuzzLatencyPercentiles(f *testing.F) {
+	for _, seed := range []string{"50 99 99.9", "", "0 100", "50.5", "1e2", "x", "101", "-0", "NaN", "99.9999999"} {
+		f.Add(seed)
+	}
+	p := findConfigParam([]byte("latency-tracking-info-percentiles"))
+	f.Fuzz(func(t *testing.T, v string) {
+		s, _, _ := newAllocServer(t, nil)
+		if p.set(s, v) != "" {
+			return
+		}
+		first := p.get(s)
+		if msg := p.set(s, first); msg != "" {
+			t.Fatalf("%q printed as %q, which is refused: %s", v, first, msg)
+		}
+		if again := p.get(s); again != first {
+			t.Fatalf("%q printed as %q, then %q", v, first, again)
+		}
+	})
+}
