@@ -355,16 +355,19 @@ var (
 func nullArrayReply(proto int) []byte { return nullArrays[min(max(proto, 2), 3)-2] }
 func nullReply(proto int) []byte      { return nullBulks[min(max(proto, 2), 3)-2] }
 
-func cmdBLPop(c *cmdCtx) { blpopGeneric(c, store.ListHead) }
-func cmdBRPop(c *cmdCtx) { blpopGeneric(c, store.ListTail) }
+func cmdBLPop(c *cmdCtx)    { blockOnKeys(c, popListKey, store.ListHead) }
+func cmdBRPop(c *cmdCtx)    { blockOnKeys(c, popListKey, store.ListTail) }
+func cmdBZPopMin(c *cmdCtx) { blockOnKeys(c, popZSetKey, store.ListHead) }
+func cmdBZPopMax(c *cmdCtx) { blockOnKeys(c, popZSetKey, store.ListTail) }
 
-// blpopGeneric is BLPOP and BRPOP key [key ...] timeout.
-func blpopGeneric(c *cmdCtx, e store.ListEnd) {
+// blockOnKeys is BLPOP, BRPOP, BZPOPMIN and BZPOPMAX key [key ...] timeout:
+// pop from end e (ListTail: the max of a sorted set).
+func blockOnKeys(c *cmdCtx, pop blockPop, e store.ListEnd) {
 	deadline, ok := parseTimeout(c, c.args[len(c.args)-1])
 	if !ok {
 		return
 	}
-	w := newWaiter(c, c.args[1:len(c.args)-1], popListKey, nullArrayReply(c.cl.proto))
+	w := newWaiter(c, c.args[1:len(c.args)-1], pop, nullArrayReply(c.cl.proto))
 	w.end = e
 	blockOrReply(c, w, deadline)
 }
@@ -442,20 +445,6 @@ func popZSetMulti(s *store.Store, w *waiter, key []byte, dst []byte) ([]byte, bo
 		return dst, false, okIfNotFound(st)
 	}
 	return out, true, store.OK
-}
-
-func cmdBZPopMin(c *cmdCtx) { bzpopGeneric(c, store.ListHead) }
-func cmdBZPopMax(c *cmdCtx) { bzpopGeneric(c, store.ListTail) }
-
-// bzpopGeneric is BZPOPMIN and BZPOPMAX key [key ...] timeout.
-func bzpopGeneric(c *cmdCtx, e store.ListEnd) {
-	deadline, ok := parseTimeout(c, c.args[len(c.args)-1])
-	if !ok {
-		return
-	}
-	w := newWaiter(c, c.args[1:len(c.args)-1], popZSetKey, nullArrayReply(c.cl.proto))
-	w.end = e
-	blockOrReply(c, w, deadline)
 }
 
 // cmdBZMPop is BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count].
