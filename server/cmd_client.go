@@ -182,6 +182,8 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 		b = append(b, " flags=x db="...)
 	case sh.subs[0].Load()+sh.subs[1].Load()+sh.subs[2].Load() > 0:
 		b = append(b, " flags=P db="...)
+	case sh.redirect.Load() >= 0:
+		b = append(b, " flags=t db="...)
 	default:
 		b = append(b, " flags=N db="...)
 	}
@@ -213,7 +215,9 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	} else {
 		b = append(b, "default"...)
 	}
-	b = append(b, " redir=-1 resp="...)
+	b = append(b, " redir="...)
+	b = strconv.AppendInt(b, sh.redirect.Load(), 10)
+	b = append(b, " resp="...)
 	b = strconv.AppendInt(b, int64(sh.proto.Load()), 10)
 	b = append(b, " lib-name="...)
 	if p := sh.libName.Load(); p != nil {
@@ -348,6 +352,40 @@ var clientCommands = []command{
 		Doc: cmdDoc{Summary: "A container for client connection commands", Since: "2.4.0", Group: "connection",
 			Complexity: "Depends on subcommand."},
 		Subs: []command{
+			{Name: "tracking", Arity: -3, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Enable or disable server assisted client side caching support", Since: "6.0.0", Group: "connection",
+					Complexity: "O(1). Some options may introduce additional complexity.",
+					Args: []cmdArg{
+						{Name: "status", Type: argOneOf, Args: []cmdArg{
+							{Name: "on", Type: argPureToken, Token: "ON"},
+							{Name: "off", Type: argPureToken, Token: "OFF"},
+						}},
+						{Name: "client-id", Type: argInteger, Token: "REDIRECT", Flags: argOptional},
+						{Name: "prefix", Type: argString, Token: "PREFIX", Flags: argOptional | argMultiple | argMultipleToken},
+						{Name: "bcast", Type: argPureToken, Token: "BCAST", Flags: argOptional},
+						{Name: "optin", Type: argPureToken, Token: "OPTIN", Flags: argOptional},
+						{Name: "optout", Type: argPureToken, Token: "OPTOUT", Flags: argOptional},
+						{Name: "noloop", Type: argPureToken, Token: "NOLOOP", Flags: argOptional},
+					}},
+				Fn: cmdClientTracking},
+			{Name: "caching", Arity: 3, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Instruct the server about tracking or not keys in the next request", Since: "6.0.0", Group: "connection",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "mode", Type: argOneOf, Args: []cmdArg{
+							{Name: "yes", Type: argPureToken, Token: "YES"},
+							{Name: "no", Type: argPureToken, Token: "NO"},
+						}},
+					}},
+				Fn: cmdClientCaching},
+			{Name: "getredir", Arity: 2, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Group: "connection",
+					Complexity: "O(1)"},
+				Fn: cmdClientGetredir},
+			{Name: "trackinginfo", Arity: 2, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Return information about server assisted client side caching for the current connection", Since: "6.2.0", Group: "connection",
+					Complexity: "O(1)"},
+				Fn: cmdClientTrackinginfo},
 			{Name: "unblock", Arity: -3, Flags: flagAdmin | flagNoScript | flagLoading | flagStale, ACL: catConnection,
 				Doc: cmdDoc{Summary: "Unblock a client blocked in a blocking command from a different connection", Since: "5.0.0", Group: "connection",
 					Complexity: "O(log N) where N is the number of client connections",

@@ -46,6 +46,7 @@ func cmdReset(c *cmdCtx) {
 	cl := c.cl
 	c.srv.endMulti(cl)
 	c.srv.unsubscribeAll(cl)
+	c.srv.trackingOff(cl)
 	setDB(cl, 0)
 	setProto(cl, 2)
 	setName(cl, "")

@@ -236,6 +236,7 @@ var configParams = []configParam{
 	maxMemoryPolicyParam,
 	maxMemorySamplesParam,
 	maxMemoryTenacityParam,
+	trackingMaxKeysParam,
 	protectedModeParam,
 	settable("tcp-keepalive", "300"),
 	settable("hz", "10"),

@@ -94,6 +94,7 @@ type clientShared struct {
 	monitor    atomic.Bool            // in MONITOR mode (CLIENT LIST flags=O)
 	multi      atomic.Int32           // commands queued in MULTI; -1 outside it
 	subs       [3]atomic.Int32        // channels, patterns and shard channels subscribed to
+	redirect   atomic.Int64           // CLIENT TRACKING's redirect: -1 off, 0 none
 	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
 }
 
@@ -145,6 +146,7 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
 	cs.shared.proto.Store(2)
 	cs.shared.multi.Store(-1)
+	cs.shared.redirect.Store(-1)
 	cs.shared.lastActive.Store(now)
 	cs.idx = len(ls.conns)
 	ls.conns = append(ls.conns, cs)
@@ -270,6 +272,7 @@ func (h *handler) onClose(cs *connState) {
 	h.s.forgetMonitor(cs)
 	h.s.endMulti(&cs.cl)
 	h.s.unsubscribeAll(&cs.cl)
+	h.s.trackingOff(&cs.cl)
 	h.closeTLS(cs)
 	ls := cs.ls
 	last := len(ls.conns) - 1

@@ -48,6 +48,7 @@ type Server struct {
 	blocked   blockTable   // clients blocked in BLPOP and the like (blocking.go)
 	watches   watchTable   // clients' WATCHed keys (multi.go)
 	pubsub    pubsubTable  // subscribers by channel (pubsub.go)
+	tracking  trackTable   // client-side caching (tracking.go)
 	evictions atomic.Int64 // keys evicted, for WATCH (multi.go)
 	acl       *aclState    // users and permissions; the default user reflects requirepass
 	nextID    atomic.Uint64
@@ -90,6 +91,7 @@ func (s *Server) lazy() { s.once.Do(s.setup) }
 func (s *Server) setup() {
 	s.opts = s.opts.withDefaults()
 	s.cfg.load(s.opts)
+	s.tracking.maxKeys.Store(1000000)
 	s.bare = newLoopStats()
 	s.obsErr = s.cfg.obs.load(s, s.opts)
 	s.log = s.opts.Logger

@@ -28,6 +28,7 @@ type client struct {
 	watch   *watchState  // the watched keys (multi.go); nil when none
 	execing bool         // EXEC is running the queued commands
 	sub     *subState    // the subscriptions (pubsub.go); nil when none
+	track   *trackState  // client-side caching (tracking.go); nil when off
 	written []writtenKey // inside EXEC: keys written, whose waiters are served after it
 }
 
@@ -119,6 +120,15 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	}
 	cmd.Fn(c)
 	s.endCall(c, cmd, mark) // stats.go
+	if cl.track != nil {
+		if cmd.Flags&flagReadOnly != 0 {
+			s.trackRead(c, cmd) // tracking.go
+		}
+		cl.endTrackingCommand(cmd)
+	}
+	if cmd.Flags&flagWrite != 0 && s.tracking.n.Load() > 0 {
+		s.trackWrite(c, cmd) // tracking.go: invalidations of the keys written
+	}
 	if cmd.Flags&flagWrite != 0 && s.blocked.n.Load() > 0 {
 		if cl.execing {
 			c.noteWritten(cmd) // served once EXEC releases its locks
