@@ -43,13 +43,14 @@ const (
 
 // Error texts of ACL SETUSER rules (Redis's ACLSetUserStringError).
 const (
-	aclErrUnknown   = "Unknown command or category name in ACL"
-	aclErrSyntax    = "Syntax error"
-	aclErrAllKeys   = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
-	aclErrAllChans  = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
-	aclErrNoPass    = "The password you are trying to remove from the user does not exist"
-	aclErrBadHash   = "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"
-	aclErrNoKeyPerm = "NOPERM this user has no permissions to access one of the keys used as arguments"
+	aclErrUnknown    = "Unknown command or category name in ACL"
+	aclErrSyntax     = "Syntax error"
+	aclErrAllKeys    = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
+	aclErrAllChans   = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
+	aclErrNoPass     = "The password you are trying to remove from the user does not exist"
+	aclErrBadHash    = "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"
+	aclErrNoKeyPerm  = "NOPERM this user has no permissions to access one of the keys used as arguments"
+	aclErrNoChanPerm = "NOPERM this user has no permissions to access one of the channels used as arguments"
 )
 
 // aclUser is one user. Clients hold the pointer for as long as they are
@@ -222,6 +223,10 @@ func (a *aclState) check(u *aclUser, cmd *command, c *cmdCtx) string {
 		name := cmd.full
 		a.addLog(c, "command", name, u.name)
 		return "NOPERM " + errNoCommandPerm("this", name)
+	case "channel":
+		a.deniedChannel.Add(1)
+		a.addLog(c, "channel", string(c.args[keyPos]), u.name)
+		return aclErrNoChanPerm
 	default:
 		a.deniedKey.Add(1)
 		a.addLog(c, "key", string(c.args[keyPos]), u.name)
@@ -245,6 +250,11 @@ func (p *aclPerm) permits(cmd *command, args [][]byte) (reason string, keyPos in
 			return "command", 0
 		}
 	}
+	if !p.allChannels && cmd.Flags&flagPubSub != 0 {
+		if pos := p.channelDenied(cmd, args); pos > 0 {
+			return "channel", pos
+		}
+	}
 	if p.allKeys || len(cmd.Keys) == 0 {
 		return "", 0
 	}
@@ -258,6 +268,35 @@ func (p *aclPerm) permits(cmd *command, args [][]byte) (reason string, keyPos in
 		}
 	}
 	return "", 0
+}
+
+// channelDenied returns the index in args of the first channel the
+// user's &patterns do not allow, or 0: PUBLISH's and SUBSCRIBE's channels
+// must match a pattern, PSUBSCRIBE's patterns must be one, as in Redis.
+func (p *aclPerm) channelDenied(cmd *command, args [][]byte) int {
+	from, to, literal := 1, len(args), true
+	switch cmd.full {
+	case "publish", "spublish":
+		to = 2
+	case "subscribe", "ssubscribe":
+	case "psubscribe":
+		literal = false
+	default:
+		return 0
+	}
+	for i := from; i < to; i++ {
+		ok := false
+		for _, pat := range p.channels {
+			if (literal && globMatch(pat, args[i])) || (!literal && pat == string(args[i])) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return i
+		}
+	}
+	return 0
 }
 
 // keyAllowed reports whether some pattern with the needed permissions
@@ -371,7 +410,7 @@ func newUserPerm() *aclPerm {
 func (p *aclPerm) finish() {
 	p.ensureBits()
 	p.allowAll = false
-	if !p.allKeys || p.removed {
+	if !p.allKeys || !p.allChannels || p.removed {
 		return
 	}
 	for id := range commands().rows {

@@ -185,6 +185,14 @@ var aclDiffCases = []string{
 	"ACL SETUSER d6 -@all +client|kill -client",
 	"ACL GETUSER d6",
 	"ACL DRYRUN d6 client kill 1.2.3.4:5",
+	"ACL SETUSER chans on nopass +@all ~* resetchannels &ch*",
+	"ACL DRYRUN chans PUBLISH other m",
+	"ACL DRYRUN chans PUBLISH chan m",
+	"ACL DRYRUN chans SUBSCRIBE chan other",
+	"ACL DRYRUN chans PSUBSCRIBE ch*",
+	"ACL DRYRUN chans PSUBSCRIBE c*",
+	"ACL DRYRUN chans SSUBSCRIBE x",
+	"ACL DRYRUN chans UNSUBSCRIBE x",
 	// Not compared: a rule whose best fit depends on commands loopkv lacks
 	// ("-@all +@keyspace -@write": Redis fits @keyspace's other commands,
 	// loopkv has fewer and fits @read) is described otherwise, to the same

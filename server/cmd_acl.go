@@ -304,6 +304,8 @@ func cmdACLDryRun(c *cmdCtx) {
 		c.ok()
 	case "command":
 		c.bulkString(errNoCommandPerm("This", cmd.full))
+	case "channel":
+		c.bulkString("This user has no permissions to access the '" + string(args[pos]) + "' channel")
 	default:
 		c.bulkString("This user has no permissions to access the '" + string(args[pos]) + "' key")
 	}

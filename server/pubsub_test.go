@@ -22,6 +22,7 @@ func init() {
 		{"PubSubFanOutOverTLS", TestPubSubFanOutOverTLS},
 		{"PubSubSlowSubscriberIsCut", TestPubSubSlowSubscriberIsCut},
 		{"GoRedisPubSub", TestGoRedisPubSub},
+		{"PubSubACLChannelsMatchRedis", TestPubSubACLChannelsMatchRedis},
 	}...)
 }
 
@@ -315,5 +316,31 @@ func TestGoRedisPubSub(t *testing.T) {
 			t.Fatalf("proto %d: NUMSUB = %v, %v", proto, n, err)
 		}
 		ps.Close()
+	}
+}
+
+// ACL channel rules (&pattern, resetchannels, allchannels) refuse
+// PUBLISH, SUBSCRIBE and PSUBSCRIBE as redis-server does.
+func TestPubSubACLChannelsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startDiffRedis(t)
+	script := func(addr string) []string {
+		rc := dialRaw(t, addr)
+		var out []string
+		for _, line := range []string{
+			"ACL SETUSER u on nopass +@all ~* resetchannels &ch*", "AUTH u x",
+			"PUBLISH other m", "PUBLISH chan m", "SPUBLISH other m", "SUBSCRIBE chan other", "PSUBSCRIBE c*",
+			"PSUBSCRIBE ch*", "RESET", "ACL SETUSER u allchannels", "AUTH u x", "PUBLISH other m",
+			"ACL LOG RESET", "ACL DELUSER u",
+		} {
+			out = append(out, line+" => "+rc.do(strings.Fields(line)...))
+		}
+		return out
+	}
+	got, want := script(s.Addr()), script(ref.addr)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("got  %q\nwant %q", got[i], want[i])
+		}
 	}
 }
