@@ -246,3 +246,34 @@ func lpEach(lp []byte, fn func(e []byte)) {
 		fn(listpack.Value(lp, off, es[:0]))
 	}
 }
+
+// lpRandomEntries calls fn with the offsets of n entries of a non-empty
+// listpack picked at random, repeats allowed, until fn returns false: each
+// the first of a group of stride entries (2 for a hash's field/value
+// pairs). As Redis's lpRandomPairs it finds the entries without walking
+// the listpack for each pick (up to 256 groups).
+func lpRandomEntries(lp []byte, stride int, n uint64, rand func() uint64, fn func(off int) bool) {
+	groups := listpack.Len(lp) / stride
+	var offs [256]int32
+	if groups <= len(offs) {
+		i := 0
+		for off := listpack.First(lp); off >= 0; i++ {
+			offs[i] = int32(off)
+			for j := 0; j < stride && off >= 0; j++ {
+				off = listpack.Next(lp, off)
+			}
+		}
+	}
+	for ; n > 0; n-- {
+		i := int(rand() % uint64(groups))
+		off := 0
+		if groups <= len(offs) {
+			off = int(offs[i])
+		} else {
+			off = listpack.Seek(lp, stride*i)
+		}
+		if !fn(off) {
+			return
+		}
+	}
+}

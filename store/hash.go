@@ -506,32 +506,17 @@ func (k *kv) hashRandomRepeats(n uint64, parts HashParts, maxOut int, dst []byte
 		return dst, OK
 	}
 	lp := k.val()
-	pairs := listpack.Len(lp) / 2
-	// the offsets of the fields, so that each pick does not walk the listpack
-	var offs [256]int32
-	if pairs <= len(offs) {
-		i := 0
-		for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, listpack.Next(lp, off)) {
-			offs[i] = int32(off)
-			i++
-		}
-	}
-	for ; n > 0; n-- {
-		i := int(k.sh.rand() % uint64(pairs))
-		off := 0
-		if pairs <= len(offs) {
-			off = int(offs[i])
-		} else {
-			off = listpack.Seek(lp, 2*i)
-		}
+	st := OK
+	lpRandomEntries(lp, 2, n, k.sh.rand, func(off int) bool {
 		f := listpack.Value(lp, off, k.sh.num[0][:0])
 		v := listpack.Value(lp, listpack.Next(lp, off), k.sh.num[1][:0])
 		dst = appendPair(dst, r, parts, f, v)
 		if len(dst)-start > maxOut {
-			return dst, TooLarge
+			st = TooLarge
 		}
-	}
-	return dst, OK
+		return st == OK
+	})
+	return dst, st
 }
 
 // HScan continues an iteration of key's hash at cursor and returns the

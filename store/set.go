@@ -6,23 +6,39 @@ import (
 	"unsafe"
 
 	"github.com/loopkv/loopkv/store/intset"
+	"github.com/loopkv/loopkv/store/listpack"
 )
 
-// Sets (Redis t_set.c). As in redis-server 7.0, a set has one of two
-// encodings: an intset, while every member is an integer in canonical
-// form (ParseInt) and there are at most SetMaxIntsetEntries of them, kept
-// in the key record and edited in place; otherwise a hash table of field
-// records with empty values. A set is created as an intset when its first
-// member is an integer, converts to a hash table when a non-integer member
-// is added or the intset grows past the limit, and never converts back
-// (Redis 7.0 has no listpack encoding for sets: that arrived in 7.2). The
-// only value that changes encoding the other way is the new set SPOP
-// builds when it pops most of a set, as Redis's does. Removing the last
+// Sets (Redis t_set.c). Sets are encoded as Redis 7.2 encodes them, not
+// as redis-server 7.0 (which has no listpack encoding for sets): this is
+// the one place where the set commands deliberately differ from 7.0, and
+// only in OBJECT ENCODING and in the order small sets list their members.
+// A set has one of three encodings:
+//   - an intset, while every member is an integer in canonical form
+//     (ParseInt) and there are at most SetMaxIntsetEntries of them;
+//   - a listpack of the members in insertion order, while there are at
+//     most SetMaxListpackEntries members of at most SetMaxListpackValue
+//     bytes each;
+//   - otherwise a hash table of field records with empty values.
+//
+// The compact encodings live in the key record and are edited in place.
+// As Redis 7.2's setTypeCreate, a new set is an intset when its first
+// member is an integer and the command adds at most SetMaxIntsetEntries
+// members, else a listpack when it adds at most SetMaxListpackEntries,
+// else a hash table; SADD of more members than an existing compact set may
+// hold converts it first (setTypeMaybeConvert). As setTypeAdd: an intset
+// that receives a non-integer becomes a listpack when the result fits one
+// (its integers' decimal forms included), a hash table otherwise; an
+// intset that outgrows SetMaxIntsetEntries becomes a hash table; a
+// listpack that would outgrow its limits becomes a hash table. Nothing
+// converts back, except that a stored result (SINTERSTORE, SUNIONSTORE,
+// SDIFFSTORE) and the new set SPOP builds when it pops most of a set get
+// the encoding Redis 7.2 builds them with (tmpSet). Removing the last
 // member deletes the key.
 //
 // Members are passed to callbacks as views valid for the call only: an
-// intset member is formatted into a scratch buffer, a hash-table member is
-// its record's bytes.
+// integer is formatted into a scratch buffer, a listpack string or
+// hash-table member is a view of the value's bytes.
 
 // intWidth is the intset width that holds v (intset.c's _intsetValueEncoding).
 func intWidth(v int64) int {
@@ -35,70 +51,179 @@ func intWidth(v int64) int {
 	return 2
 }
 
+// decLen is the length of v's decimal form (Redis's sdigits10).
+func decLen(v int64) int {
+	var buf [20]byte
+	return len(strconv.AppendInt(buf[:0], v, 10))
+}
+
+// lpIntSize bounds the size of one integer entry of a listpack.
+const lpIntSize = 10
+
+// setAddEncoding returns the encoding a set of encoding e, whose compact
+// value is c (an intset or a listpack), must have to take the new member m
+// (not a member yet; isInt when ParseInt accepts it), as Redis 7.2's
+// setTypeAddAux decides: e itself when m fits, EncListpack when an intset
+// must become a listpack, EncHashtable when the set must become a hash
+// table.
+func setAddEncoding(e Encoding, c, m []byte, isInt bool, l *Limits) Encoding {
+	switch e {
+	case EncIntset:
+		n := intset.Len(c)
+		if isInt {
+			if n < l.SetMaxIntsetEntries {
+				return EncIntset
+			}
+			return EncHashtable
+		}
+		digits := 0
+		if n > 0 {
+			digits = max(decLen(intset.Min(c)), decLen(intset.Max(c)))
+		}
+		if n < l.SetMaxListpackEntries && len(m) <= l.SetMaxListpackValue && digits <= l.SetMaxListpackValue &&
+			listpack.SafeToAdd(nil, listpack.EmptySize+n*lpIntSize+listpack.EncodedSize(m)) {
+			return EncListpack
+		}
+		return EncHashtable
+	case EncListpack:
+		if listpack.Len(c) < l.SetMaxListpackEntries && len(m) <= l.SetMaxListpackValue &&
+			listpack.SafeToAdd(c, listpack.EncodedSize(m)) {
+			return EncListpack
+		}
+		return EncHashtable
+	}
+	return EncHashtable
+}
+
+// setCreateEncoding is the encoding Redis 7.2's setTypeCreate gives a set
+// whose first member is first and that is about to receive hint members.
+func setCreateEncoding(first []byte, hint int, l *Limits) Encoding {
+	if _, ok := ParseInt(first); ok && hint <= l.SetMaxIntsetEntries {
+		return EncIntset
+	}
+	if hint <= l.SetMaxListpackEntries {
+		return EncListpack
+	}
+	return EncHashtable
+}
+
+// intsetToListpack appends to dst[:0] a listpack of the intset's members,
+// in increasing order, and returns it.
+func intsetToListpack(dst, is []byte) []byte {
+	lp := listpack.New(dst)
+	for i, n := 0, intset.Len(is); i < n; i++ {
+		lp = listpack.AppendInt(lp, intset.Get(is, i))
+	}
+	return lp
+}
+
 // createSet creates key, which does not exist, as an empty set in the
 // encoding Redis's setTypeCreate gives a set whose first member is first,
 // with room for about n members; the caller adds the members.
-func (k *kv) createSet(key, first []byte, n int) {
-	if _, ok := ParseInt(first); ok {
+func (k *kv) createSet(key, first []byte, n int, l *Limits) {
+	switch setCreateEncoding(first, n, l) {
+	case EncIntset:
 		k.createCompact(key, TypeSet, EncIntset, intset.New, intset.HeaderSize+2*min(n, 512))
-		return
+	case EncListpack:
+		k.createCompact(key, TypeSet, EncListpack, listpack.New, listpack.EmptySize+min(n, 128)*(len(first)+2))
+	default:
+		idx := k.t.newHashtable()
+		k.create(key, TypeSet, EncHashtable, idx[:], 0, 0)
 	}
-	idx := k.t.newHashtable()
-	k.create(key, TypeSet, EncHashtable, idx[:], 0, 0)
+}
+
+// setMaybeConvert converts a compact set that is about to receive hint
+// members to a hash table when they cannot all fit (setTypeMaybeConvert).
+func (k *kv) setMaybeConvert(hint int, l *Limits) {
+	switch k.enc() {
+	case EncIntset:
+		if hint > l.SetMaxIntsetEntries {
+			k.setToHashtable()
+		}
+	case EncListpack:
+		if hint > l.SetMaxListpackEntries {
+			k.setToHashtable()
+		}
+	}
 }
 
 // scard returns the number of members.
 func (k *kv) scard() int {
-	if k.enc() == EncIntset {
+	switch k.enc() {
+	case EncIntset:
 		return intset.Len(k.val())
+	case EncListpack:
+		return listpack.Len(k.val())
 	}
 	return k.fieldCount()
 }
 
 // shas reports whether m is a member.
 func (k *kv) shas(m []byte) bool {
-	if k.enc() == EncIntset {
+	switch k.enc() {
+	case EncIntset:
 		v, ok := ParseInt(m)
 		if !ok {
 			return false
 		}
 		_, found := intset.Find(k.val(), v)
 		return found
+	case EncListpack:
+		lp := k.val()
+		return listpack.Find(lp, listpack.First(lp), m, 0) >= 0
 	}
 	_, ok := k.fieldGet(m)
 	return ok
 }
 
-// sadd adds m and reports whether it is new, converting an intset to a hash
-// table as Redis's setTypeAdd does: when m is not an integer, or when the
-// intset would grow past l.SetMaxIntsetEntries.
+// sadd adds m and reports whether it is new, converting the set as Redis
+// 7.2's setTypeAdd does (setAddEncoding).
 func (k *kv) sadd(m []byte, l *Limits) bool {
-	if k.enc() == EncIntset {
-		if v, ok := ParseInt(m); ok {
-			is := k.val()
-			if _, found := intset.Find(is, v); found {
-				return false
-			}
-			if intset.Len(is) < l.SetMaxIntsetEntries {
-				w := max(intset.Encoding(is), intWidth(v))
-				is = k.room(intset.HeaderSize + (intset.Len(is)+1)*w - len(is))
-				is, _ = intset.Add(is, v)
-				k.setLen(is)
-				return true
-			}
-		}
-		k.setToHashtable()
+	e := k.enc()
+	if e == EncHashtable {
+		return k.fieldPut(m, nil)
 	}
-	return k.fieldPut(m, nil)
+	c := k.val()
+	v, isInt := ParseInt(m)
+	if e == EncIntset && isInt {
+		if _, found := intset.Find(c, v); found {
+			return false
+		}
+	} else if e == EncListpack && listpack.Find(c, listpack.First(c), m, 0) >= 0 {
+		return false
+	}
+	switch setAddEncoding(e, c, m, isInt, l) {
+	case EncIntset:
+		w := max(intset.Encoding(c), intWidth(v))
+		is := k.room(intset.HeaderSize + (intset.Len(c)+1)*w - len(c))
+		is, _ = intset.Add(is, v)
+		k.setLen(is)
+	case EncListpack:
+		if e == EncIntset {
+			var buf [1536]byte
+			k.setVal(intsetToListpack(buf[:0], c))
+			k.setEnc(EncListpack)
+		}
+		k.lpAppend(m)
+	default:
+		k.setToHashtable()
+		k.fieldPut(m, nil)
+	}
+	return true
 }
 
-// setToHashtable converts an intset value to a hash table (setTypeConvert).
+// setToHashtable converts an intset or listpack set to a hash table
+// (setTypeConvert).
 func (k *kv) setToHashtable() {
-	is := k.val()
+	c, enc := k.val(), k.enc()
 	k.toHashtable(func(fn func(f, v []byte)) {
+		if enc == EncListpack {
+			lpEach(c, func(m []byte) { fn(m, nil) })
+			return
+		}
 		var buf [20]byte
-		for i, n := 0, intset.Len(is); i < n; i++ {
-			fn(strconv.AppendInt(buf[:0], intset.Get(is, i), 10), nil)
+		for i, n := 0, intset.Len(c); i < n; i++ {
+			fn(strconv.AppendInt(buf[:0], intset.Get(c, i), 10), nil)
 		}
 	})
 }
@@ -106,7 +231,8 @@ func (k *kv) setToHashtable() {
 // srem removes m and reports whether it was a member. The caller deletes
 // the key when it is left empty.
 func (k *kv) srem(m []byte) bool {
-	if k.enc() == EncIntset {
+	switch k.enc() {
+	case EncIntset:
 		v, ok := ParseInt(m)
 		if !ok {
 			return false
@@ -116,34 +242,57 @@ func (k *kv) srem(m []byte) bool {
 			k.setLen(is)
 		}
 		return found
+	case EncListpack:
+		lp := k.val()
+		off := listpack.Find(lp, listpack.First(lp), m, 0)
+		if off < 0 {
+			return false
+		}
+		k.setLen(listpack.Delete(k.room(0), off, 1))
+		return true
 	}
 	return k.fieldDel(m)
 }
 
-// srandom returns a random member of a non-empty set; an intset's is
-// formatted into the shard's scratch, valid until the next format.
-func (k *kv) srandom() []byte {
-	if k.enc() == EncIntset {
+// srandom returns a random member of a non-empty set; an integer is
+// formatted into the shard's scratch, valid until the next format. For a
+// listpack it also returns the member's offset (else -1).
+func (k *kv) srandom() ([]byte, int) {
+	switch k.enc() {
+	case EncIntset:
 		is := k.val()
-		return strconv.AppendInt(k.sh.num[0][:0], intset.Get(is, int(k.sh.rand()%uint64(intset.Len(is)))), 10)
+		return strconv.AppendInt(k.sh.num[0][:0], intset.Get(is, int(k.sh.rand()%uint64(intset.Len(is)))), 10), -1
+	case EncListpack:
+		lp := k.val()
+		off := listpack.Seek(lp, int(k.sh.rand()%uint64(listpack.Len(lp))))
+		return listpack.Value(lp, off, k.sh.num[0][:0]), off
 	}
 	f, _ := k.fieldRandom()
-	return f
+	return f, -1
 }
 
-// seach calls fn with every member, an intset's in increasing order, until
-// fn returns false. fn must not change the set.
+// seach calls fn with every member, an intset's in increasing order, a
+// listpack's in insertion order, until fn returns false. fn must not
+// change the set.
 func (k *kv) seach(fn func(m []byte) bool) {
-	if k.enc() == EncIntset {
+	switch k.enc() {
+	case EncIntset:
 		is := k.val()
 		for i, n := 0, intset.Len(is); i < n; i++ {
 			if !fn(strconv.AppendInt(k.sh.num[0][:0], intset.Get(is, i), 10)) {
 				return
 			}
 		}
-		return
+	case EncListpack:
+		lp := k.val()
+		for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, off) {
+			if !fn(listpack.Value(lp, off, k.sh.num[0][:0])) {
+				return
+			}
+		}
+	default:
+		k.fieldEach(func(f, _ []byte) bool { return fn(f) })
 	}
-	k.fieldEach(func(f, _ []byte) bool { return fn(f) })
 }
 
 // delIfEmpty deletes the key when its set has no members left.
@@ -161,10 +310,12 @@ func (s *Store) SAdd(db int, key []byte, members [][]byte, now int64) (int, Stat
 	if st != OK {
 		return 0, st
 	}
-	if !k.exists() {
-		k.createSet(key, members[0], len(members))
-	}
 	l := s.limitsNow()
+	if !k.exists() {
+		k.createSet(key, members[0], len(members), l)
+	} else {
+		k.setMaybeConvert(len(members), l)
+	}
 	n := 0
 	for _, m := range members {
 		if k.sadd(m, l) {
@@ -252,9 +403,13 @@ func (s *Store) SPop(db int, key []byte, now int64, dst []byte, enc EncodeFunc) 
 	if st != OK {
 		return dst, st
 	}
-	m := k.srandom()
+	m, off := k.srandom()
 	dst = enc(dst, m)
-	k.srem(m)
+	if off >= 0 { // a listpack: delete what was found, without a search
+		k.setLen(listpack.Delete(k.room(0), off, 1))
+	} else {
+		k.srem(m)
+	}
 	k.delIfEmpty()
 	return dst, OK
 }
@@ -264,34 +419,52 @@ func (s *Store) SPop(db int, key []byte, now int64, dst []byte, enc EncodeFunc) 
 const spopMoveMul = 5
 
 // SPopCount removes count random members of the set at key, or all
-// of them, calling fn with each, as Redis's spopWithCountCommand does. It
-// returns NotFound (no call) when key does not exist.
+// of them, calling fn with each, as Redis 7.2's spopWithCountCommand does.
+// It returns NotFound (no call) when key does not exist.
 func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m []byte)) Status {
 	k, st := s.open(db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK || count == 0 {
 		return st
 	}
+	l := s.limitsNow()
 	size := uint64(k.scard())
-	if count >= size { // the whole set
-		k.seach(func(m []byte) bool { fn(m); return true })
+	if count >= size { // the whole set, listed as SUNION lists it
+		if k.enc() == EncIntset {
+			k.seach(func(m []byte) bool { fn(m); return true })
+		} else {
+			t := newTmpSet(l, EncIntset)
+			k.seach(func(m []byte) bool { t.add(m); return true })
+			t.each(func(m []byte) bool { fn(m); return true })
+		}
 		k.del()
 		return OK
 	}
 	remaining := size - count
+	if k.enc() == EncListpack {
+		// Whether it picks the members to pop or the ones to keep, Redis
+		// walks the listpack once and keeps the rest in their order.
+		k.lpPopSample(int(count), int(size), fn)
+		return OK
+	}
 	if remaining*spopMoveMul > count { // pop count random members
 		for ; count > 0; count-- {
-			m := k.srandom()
+			m, _ := k.srandom()
 			fn(m)
 			k.srem(m)
 		}
 		return OK
 	}
-	// Move the members that stay into a new set, hand out the rest, and
-	// make the new set the value (its encoding may be an intset again).
-	keep := newTmpSet(s.limitsNow())
+	// Move the members that stay into a new set (an intset's into an
+	// intset, a hash table's into a listpack while they fit), hand out the
+	// rest, and make the new set the value.
+	start := EncListpack
+	if k.enc() == EncIntset {
+		start = EncIntset
+	}
+	keep := newTmpSet(l, start)
 	for ; remaining > 0; remaining-- {
-		m := k.srandom()
+		m, _ := k.srandom()
 		keep.add(m)
 		k.srem(m)
 	}
@@ -302,6 +475,26 @@ func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m
 	return OK
 }
 
+// lpPopSample removes n of the size members of a listpack set, chosen by
+// selection sampling (Knuth's algorithm S, as Redis's lpNextRandom), and
+// calls fn with each in the listpack's order before it goes.
+func (k *kv) lpPopSample(n, size int, fn func(m []byte)) {
+	lp := k.room(0)
+	for off := listpack.First(lp); off >= 0 && n > 0; size-- {
+		if k.sh.rand()%uint64(size) >= uint64(n) {
+			off = listpack.Next(lp, off)
+			continue
+		}
+		fn(listpack.Value(lp, off, k.sh.num[0][:0]))
+		n--
+		lp = listpack.Delete(lp, off, 1)
+		if lp[off] == 0xFF { // the terminator: that was the last entry
+			break
+		}
+	}
+	k.setLen(lp)
+}
+
 // SRandMember appends a random member of the set at key to dst through
 // enc. It returns NotFound when key does not exist.
 func (s *Store) SRandMember(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
@@ -310,18 +503,20 @@ func (s *Store) SRandMember(db int, key []byte, now int64, dst []byte, enc Encod
 	if st != OK {
 		return dst, st
 	}
-	return enc(dst, k.srandom()), OK
+	m, _ := k.srandom()
+	return enc(dst, m), OK
 }
 
 // srandSubMul is Redis's SRANDMEMBER_SUB_STRATEGY_MUL.
 const srandSubMul = 3
 
 // SRandMemberCount calls fn with random members of the set at key as
-// Redis's srandmemberWithCountCommand picks them: count (nonzero) members
-// when count is negative or 1, repeats allowed; the whole set when count is
-// at least its size; otherwise count distinct members. fn returns false to
-// stop early, which the caller must do to bound a reply to a huge negative
-// count. It returns NotFound (no call) when key does not exist.
+// Redis 7.2's srandmemberWithCountCommand picks them: count (nonzero)
+// members when count is negative or 1, repeats allowed; the whole set when
+// count is at least its size; otherwise count distinct members (from a
+// listpack, in its order). fn returns false to stop early, which the
+// caller must do to bound a reply to a huge negative count. It returns
+// NotFound (no call) when key does not exist.
 func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn func(m []byte) bool) Status {
 	k, st := s.open(db, key, now, TypeSet, forRead)
 	defer k.release()
@@ -333,8 +528,13 @@ func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn 
 		if count < 0 {
 			n = uint64(-count)
 		}
+		if k.enc() == EncListpack {
+			lp := k.val()
+			lpRandomEntries(lp, 1, n, k.sh.rand, func(off int) bool { return fn(listpack.Value(lp, off, k.sh.num[0][:0])) })
+			return OK
+		}
 		for ; n > 0; n-- {
-			if !fn(k.srandom()) {
+			if m, _ := k.srandom(); !fn(m) {
 				break
 			}
 		}
@@ -346,6 +546,21 @@ func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn 
 		return OK
 	}
 	n := int(count)
+	if k.enc() == EncListpack {
+		// selection sampling in the listpack's order (Redis's CASE 2.5)
+		left := size
+		k.seach(func(m []byte) bool {
+			if k.sh.rand()%uint64(left) < uint64(n) {
+				n--
+				if !fn(m) {
+					return false
+				}
+			}
+			left--
+			return n > 0
+		})
+		return OK
+	}
 	if n*srandSubMul > size {
 		// Copy every member, then keep a random n of them.
 		all := make([][]byte, 0, size)
@@ -362,7 +577,7 @@ func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn 
 	// A set much bigger than n: draw until n distinct members.
 	seen := make(map[string]struct{}, n)
 	for len(seen) < n {
-		m := k.srandom()
+		m, _ := k.srandom()
 		if _, dup := seen[string(m)]; dup {
 			continue
 		}
@@ -399,10 +614,11 @@ func (s *Store) SMove(db int, src, dst, member []byte, now int64) (bool, Status)
 		return false, OK
 	}
 	ks.delIfEmpty()
+	l := s.limitsNow()
 	if !kd.exists() {
-		kd.createSet(dst, member, 1)
+		kd.createSet(dst, member, 1, l)
 	}
-	kd.sadd(member, s.limitsNow())
+	kd.sadd(member, l)
 	return true, OK
 }
 
@@ -458,8 +674,19 @@ func (s *Store) SInterStore(db int, dst []byte, keys [][]byte, now int64) (int, 
 	if st != OK {
 		return 0, st
 	}
-	t := newTmpSet(s.limitsNow())
+	// Redis 7.2 builds the result as an intset when the smallest set is
+	// one, else as a listpack, and makes it an intset at the end when every
+	// member is an integer.
+	start := EncListpack
+	if !slices.ContainsFunc(sets, func(k kv) bool { return !k.exists() }) {
+		slices.SortStableFunc(sets, func(a, b kv) int { return a.scard() - b.scard() })
+		if sets[0].enc() == EncIntset {
+			start = EncIntset
+		}
+	}
+	t := newTmpSet(s.limitsNow(), start)
 	inter(sets, 0, func(m []byte) { t.add(m) })
+	t.maybeToIntset()
 	return s.storeSet(db, dst, now, &t), OK
 }
 
@@ -524,7 +751,7 @@ func (s *Store) unionDiff(db int, dst []byte, keys [][]byte, now int64, diff boo
 	if st != OK {
 		return 0, st
 	}
-	t := newTmpSet(s.limitsNow())
+	t := newTmpSet(s.limitsNow(), EncIntset)
 	switch {
 	case !diff:
 		for i := range sets {
@@ -616,8 +843,9 @@ func (s *Store) storeSet(db int, dst []byte, now int64, t *tmpSet) int {
 // putTmp creates key, which does not exist, holding the members of t in
 // t's encoding, with expiry at.
 func (k *kv) putTmp(key []byte, t *tmpSet, at int64) {
-	if t.is != nil {
-		k.create(key, TypeSet, EncIntset, t.is, 0, at)
+	switch t.enc {
+	case EncIntset, EncListpack:
+		k.create(key, TypeSet, t.enc, t.c, 0, at)
 		return
 	}
 	idx := k.t.newHashtable()
@@ -630,7 +858,7 @@ func (k *kv) putTmp(key []byte, t *tmpSet, at int64) {
 // SScan continues an SSCAN of the set at key from cursor and returns the
 // cursor to pass next, 0 at the end, calling fn with the members it visits
 // that match o.Pattern (o.Type is ignored). An intset is returned whole
-// with cursor 0, as Redis does; a hash table is walked as SCAN walks the
+// with cursor 0, as Redis does, and so is a listpack; a hash table is walked as SCAN walks the
 // keyspace, o.Count (default 10) members' worth of buckets at a time. It
 // returns NotFound when key does not exist.
 func (s *Store) SScan(db int, key []byte, cursor uint64, now int64, o ScanOptions, fn func(m []byte)) (uint64, Status) {
@@ -644,7 +872,7 @@ func (s *Store) SScan(db int, key []byte, cursor uint64, now int64, o ScanOption
 			fn(m)
 		}
 	}
-	if k.enc() == EncIntset {
+	if k.enc() != EncHashtable {
 		k.seach(func(m []byte) bool { emit(m); return true })
 		return 0, OK
 	}
@@ -667,39 +895,65 @@ func (s *Store) SScan(db int, key []byte, cursor uint64, now int64, o ScanOption
 }
 
 // tmpSet is a set built outside the keyspace (a result of SUNION, SDIFF,
-// SINTERSTORE, or the members SPOP keeps), encoded as Redis's temporary
-// set would be: an intset while every member is an integer and there are
-// at most max of them, then a map.
+// SINTERSTORE, or the members SPOP keeps), encoded as Redis 7.2's
+// temporary set would be: an intset or a listpack (c) while the members
+// fit (setAddEncoding), then a map.
 type tmpSet struct {
-	is  []byte              // an intset, nil once ht is in use
-	ht  map[string]struct{} // the members after the conversion
-	max int                 // SetMaxIntsetEntries
+	enc Encoding            // EncIntset, EncListpack or EncHashtable
+	c   []byte              // the intset or listpack
+	ht  map[string]struct{} // the members once enc is EncHashtable
+	l   *Limits
 }
 
-func newTmpSet(l *Limits) tmpSet {
-	return tmpSet{is: intset.New(nil), max: l.SetMaxIntsetEntries}
+// newTmpSet returns an empty tmpSet of encoding e (EncIntset or EncListpack).
+func newTmpSet(l *Limits, e Encoding) tmpSet {
+	t := tmpSet{enc: e, l: l}
+	if e == EncIntset {
+		t.c = intset.New(nil)
+	} else {
+		t.c = listpack.New(nil)
+	}
+	return t
 }
 
 func (t *tmpSet) len() int {
-	if t.is != nil {
-		return intset.Len(t.is)
+	switch t.enc {
+	case EncIntset:
+		return intset.Len(t.c)
+	case EncListpack:
+		return listpack.Len(t.c)
 	}
 	return len(t.ht)
 }
 
 func (t *tmpSet) add(m []byte) bool {
-	if t.is != nil {
-		if v, ok := ParseInt(m); ok {
-			if _, found := intset.Find(t.is, v); found {
-				return false
-			}
-			if intset.Len(t.is) < t.max {
-				t.is, _ = intset.Add(t.is, v)
-				return true
-			}
-		}
-		t.toMap()
+	if t.enc == EncHashtable {
+		return t.mapAdd(m)
 	}
+	v, isInt := ParseInt(m)
+	if t.enc == EncIntset && isInt {
+		if _, found := intset.Find(t.c, v); found {
+			return false
+		}
+	} else if t.enc == EncListpack && listpack.Find(t.c, listpack.First(t.c), m, 0) >= 0 {
+		return false
+	}
+	switch setAddEncoding(t.enc, t.c, m, isInt, t.l) {
+	case EncIntset:
+		t.c, _ = intset.Add(t.c, v)
+	case EncListpack:
+		if t.enc == EncIntset {
+			t.c, t.enc = intsetToListpack(nil, t.c), EncListpack
+		}
+		t.c = listpack.AppendString(t.c, m)
+	default:
+		t.toMap()
+		t.mapAdd(m)
+	}
+	return true
+}
+
+func (t *tmpSet) mapAdd(m []byte) bool {
 	if _, ok := t.ht[string(m)]; ok {
 		return false
 	}
@@ -708,37 +962,69 @@ func (t *tmpSet) add(m []byte) bool {
 }
 
 func (t *tmpSet) remove(m []byte) {
-	if t.is != nil {
+	switch t.enc {
+	case EncIntset:
 		if v, ok := ParseInt(m); ok {
-			t.is, _ = intset.Remove(t.is, v)
+			t.c, _ = intset.Remove(t.c, v)
 		}
-		return
+	case EncListpack:
+		if off := listpack.Find(t.c, listpack.First(t.c), m, 0); off >= 0 {
+			t.c = listpack.Delete(t.c, off, 1)
+		}
+	default:
+		delete(t.ht, string(m))
 	}
-	delete(t.ht, string(m))
 }
 
 func (t *tmpSet) toMap() {
-	t.ht = make(map[string]struct{}, intset.Len(t.is)+1)
-	for i, n := 0, intset.Len(t.is); i < n; i++ {
-		t.ht[strconv.FormatInt(intset.Get(t.is, i), 10)] = struct{}{}
-	}
-	t.is = nil
+	ht := make(map[string]struct{}, t.len()+1)
+	t.each(func(m []byte) bool { ht[string(m)] = struct{}{}; return true })
+	t.ht, t.c, t.enc = ht, nil, EncHashtable
 }
 
-// each calls fn with every member, an intset's in increasing order.
+// maybeToIntset makes t an intset when every member is an integer and
+// there are few enough of them (Redis's maybeConvertToIntset).
+func (t *tmpSet) maybeToIntset() {
+	if t.enc == EncIntset || t.len() > t.l.SetMaxIntsetEntries {
+		return
+	}
+	is := intset.New(nil)
+	ok := true
+	t.each(func(m []byte) bool {
+		v, isInt := ParseInt(m)
+		if ok = isInt; ok {
+			is, _ = intset.Add(is, v)
+		}
+		return ok
+	})
+	if ok {
+		t.enc, t.c, t.ht = EncIntset, is, nil
+	}
+}
+
+// each calls fn with every member, an intset's in increasing order, a
+// listpack's in insertion order.
 func (t *tmpSet) each(fn func(m []byte) bool) {
-	if t.is != nil {
+	switch t.enc {
+	case EncIntset:
 		var buf [20]byte
-		for i, n := 0, intset.Len(t.is); i < n; i++ {
-			if !fn(strconv.AppendInt(buf[:0], intset.Get(t.is, i), 10)) {
+		for i, n := 0, intset.Len(t.c); i < n; i++ {
+			if !fn(strconv.AppendInt(buf[:0], intset.Get(t.c, i), 10)) {
 				return
 			}
 		}
-		return
-	}
-	for m := range t.ht {
-		if !fn(unsafe.Slice(unsafe.StringData(m), len(m))) {
-			return
+	case EncListpack:
+		var buf [20]byte
+		for off := listpack.First(t.c); off >= 0; off = listpack.Next(t.c, off) {
+			if !fn(listpack.Value(t.c, off, buf[:0])) {
+				return
+			}
+		}
+	default:
+		for m := range t.ht {
+			if !fn(unsafe.Slice(unsafe.StringData(m), len(m))) {
+				return
+			}
 		}
 	}
 }

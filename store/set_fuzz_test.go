@@ -9,13 +9,16 @@ import (
 )
 
 // setEntry is the oracle's view of one key for FuzzSetOps: a string (only
-// there to be the wrong type) or a set with the encoding Redis 7.0 would
-// give it.
+// there to be the wrong type) or a set with the encoding Redis 7.2 would
+// give it and, for a listpack, its members' order when the model knows it
+// (not for a stored result, whose order follows the sources' hash tables).
 type setEntry struct {
-	str     bool
-	members map[string]bool
-	intset  bool
-	at      int64 // 0 = no TTL
+	str      bool
+	members  map[string]bool
+	enc      Encoding
+	order    []string // a listpack's members in order, when ordKnown
+	ordKnown bool
+	at       int64 // 0 = no TTL
 }
 
 type setModel map[string]*setEntry
@@ -29,34 +32,112 @@ func (m setModel) live(k string, now int64) *setEntry {
 	return e
 }
 
-// fuzzIntsetMax is the set-max-intset-entries of the fuzz store, small so
-// that short inputs cross it.
-const fuzzIntsetMax = 5
+// The fuzz store's limits, small so that short inputs cross them:
+// set-max-intset-entries, set-max-listpack-entries and -value. The intset
+// limit is at least the listpack's, as Redis's defaults are, so that the
+// encoding of a result does not depend on the order of the sources' hash
+// tables.
+const (
+	fuzzIntsetMax = 5
+	fuzzLpEntries = 4
+	fuzzLpValue   = 11
+)
 
 // setVocab are the members the fuzz operations draw from: canonical
-// integers of every intset width, non-canonical ones and strings.
+// integers of every intset width (one exactly fuzzLpValue long),
+// non-canonical ones and strings, short and long.
 var setVocab = []string{"0", "1", "2", "3", "-7", "100000", "-5000000000", "9223372036854775807",
 	"-9223372036854775808", "a", "b", "07", "", "-0", "member-of-some-length", "9223372036854775808"}
 
 func isSetInt(m string) bool { _, ok := ParseInt([]byte(m)); return ok }
 
-// add is setTypeAdd on the model: it reports whether m is new and keeps
-// the encoding as Redis converts it.
+// newSetEntry is an empty set of encoding enc.
+func newSetEntry(enc Encoding) *setEntry {
+	return &setEntry{members: map[string]bool{}, enc: enc, ordKnown: true}
+}
+
+// createSetEntry is setTypeCreate on the model.
+func createSetEntry(first string, hint int) *setEntry {
+	switch {
+	case isSetInt(first) && hint <= fuzzIntsetMax:
+		return newSetEntry(EncIntset)
+	case hint <= fuzzLpEntries:
+		return newSetEntry(EncListpack)
+	}
+	return newSetEntry(EncHashtable)
+}
+
+// maybeConvert is setTypeMaybeConvert on the model.
+func (e *setEntry) maybeConvert(hint int) {
+	if (e.enc == EncListpack && hint > fuzzLpEntries) || (e.enc == EncIntset && hint > fuzzIntsetMax) {
+		e.toHashtable()
+	}
+}
+
+func (e *setEntry) toHashtable() { e.enc, e.order = EncHashtable, nil }
+
+// add is setTypeAdd on the model: it reports whether m is new and
+// converts the encoding as Redis 7.2 does.
 func (e *setEntry) add(m string) bool {
 	if e.members[m] {
 		return false
 	}
-	if e.intset && (!isSetInt(m) || len(e.members) >= fuzzIntsetMax) {
-		e.intset = false
+	n := len(e.members)
+	switch {
+	case e.enc == EncIntset && isSetInt(m):
+		if n >= fuzzIntsetMax {
+			e.toHashtable()
+		}
+	case e.enc == EncIntset:
+		digits := 0
+		for x := range e.members {
+			digits = max(digits, len(x))
+		}
+		if n < fuzzLpEntries && len(m) <= fuzzLpValue && digits <= fuzzLpValue {
+			e.enc, e.order = EncListpack, e.intList()
+		} else {
+			e.toHashtable()
+		}
+	case e.enc == EncListpack:
+		if n >= fuzzLpEntries || len(m) > fuzzLpValue {
+			e.toHashtable()
+		}
 	}
 	e.members[m] = true
+	if e.enc == EncListpack {
+		e.order = append(e.order, m)
+	}
 	return true
 }
 
-// newSetEntry is a set built by adding ms in order to a set that starts as
-// an intset (Redis's temporary sets and setTypeCreate alike).
-func newSetEntry(ms ...string) *setEntry {
-	e := &setEntry{members: map[string]bool{}, intset: true}
+// remove deletes m and reports whether it was a member.
+func (e *setEntry) remove(m string) bool {
+	if !e.members[m] {
+		return false
+	}
+	delete(e.members, m)
+	if i := slices.Index(e.order, m); i >= 0 {
+		e.order = slices.Delete(e.order, i, i+1)
+	}
+	return true
+}
+
+// maybeToIntset is maybeConvertToIntset on the model.
+func (e *setEntry) maybeToIntset() {
+	if len(e.members) > fuzzIntsetMax {
+		return
+	}
+	for x := range e.members {
+		if !isSetInt(x) {
+			return
+		}
+	}
+	e.enc, e.order = EncIntset, nil
+}
+
+// buildSetEntry is a set of encoding enc built by adding ms in order.
+func buildSetEntry(enc Encoding, ms ...string) *setEntry {
+	e := newSetEntry(enc)
 	for _, m := range ms {
 		e.add(m)
 	}
@@ -65,9 +146,19 @@ func newSetEntry(ms ...string) *setEntry {
 
 func (e *setEntry) list() []string { return slices.Sorted(maps.Keys(e.members)) }
 
+// intList returns the members, all integers, in increasing order.
+func (e *setEntry) intList() []string {
+	return slices.SortedFunc(maps.Keys(e.members), func(a, b string) int {
+		x, _ := strconv.ParseInt(a, 10, 64)
+		y, _ := strconv.ParseInt(b, 10, 64)
+		return cmp.Compare(x, y)
+	})
+}
+
 // FuzzSetOps runs random set operations on a Store (4 shards, 2 databases,
-// set-max-intset-entries 5) and on a model, comparing every result and,
-// after each operation, every key's type and encoding. Each op is 4 bytes:
+// the small limits above) and on a model, comparing every result and,
+// after each operation, every key's type and encoding (intset, listpack or
+// hashtable, as Redis 7.2 would have them). Each op is 4 bytes:
 // opcode, key (1 of 4, and the database), argument, time step.
 func FuzzSetOps(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 0, 0, 9, 0, 3, 0, 0, 0})                           // SADD 1, SADD a (converts), SMEMBERS
@@ -81,6 +172,7 @@ func FuzzSetOps(f *testing.F) {
 		s := New(Options{Shards: 4, Databases: 2})
 		l := DefaultLimits
 		l.SetMaxIntsetEntries = fuzzIntsetMax
+		l.SetMaxListpackEntries, l.SetMaxListpackValue = fuzzLpEntries, fuzzLpValue
 		s.SetLimits(l)
 		models := []setModel{{}, {}}
 		keys := []string{"s", "t", "u{s}", "v"}
@@ -97,11 +189,16 @@ func FuzzSetOps(f *testing.F) {
 	})
 }
 
-// memberArgs returns 1 to 3 members chosen by arg.
+// memberArgs returns 1 to 3 members chosen by arg, or 4 to 6 (repeats
+// possible) when arg >= 192, enough to cross the limits in one SADD.
 func memberArgs(arg byte) []string {
 	v := len(setVocab)
 	ms := []string{setVocab[int(arg)%v]}
-	for j := 0; j < int(arg)%3; j++ {
+	n := int(arg) % 3
+	if arg >= 192 {
+		n += 3
+	}
+	for j := 0; j < n; j++ {
 		ms = append(ms, setVocab[(int(arg)/3+7*j)%v])
 	}
 	return ms
@@ -152,9 +249,10 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 			return
 		}
 		if e == nil {
-			e = newSetEntry()
-			e.intset = isSetInt(ms[0])
+			e = createSetEntry(ms[0], len(ms))
 			m[key] = e
+		} else {
+			e.maybeConvert(len(ms))
 		}
 		want := 0
 		for _, x := range ms {
@@ -174,8 +272,7 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 		want := 0
 		if st == OK && e != nil {
 			for _, x := range ms {
-				if e.members[x] {
-					delete(e.members, x)
+				if e.remove(x) {
 					want++
 				}
 			}
@@ -231,7 +328,7 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 		if !e.members[string(out)] {
 			fail("SPOP = %q, not a member of %v", out, e.list())
 		}
-		delete(e.members, string(out))
+		e.remove(string(out))
 		if len(e.members) == 0 {
 			delete(m, key)
 		}
@@ -253,15 +350,18 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 			if !e.members[x] {
 				fail("SPOP %d gave %q, not a member (or twice)", count, x)
 			}
-			delete(e.members, x)
+			e.remove(x)
 		}
 		rest := uint64(len(e.members))
 		switch {
 		case rest == 0:
 			delete(m, key)
-		case rest*spopMoveMul <= count: // Redis rebuilt the set from the members left
-			ne := newSetEntry(e.list()...)
-			ne.at = e.at
+		case rest*spopMoveMul <= count && e.enc == EncHashtable:
+			// Redis rebuilt the set from the members left, in a
+			// listpack while they fit (an intset stays one, a listpack
+			// keeps its order)
+			ne := buildSetEntry(EncListpack, e.list()...)
+			ne.at, ne.ordKnown = e.at, false
 			m[key] = ne
 		}
 	case 6: // SRANDMEMBER count
@@ -316,13 +416,12 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 			if !ok {
 				return
 			}
-			delete(e.members, x)
+			e.remove(x)
 			if len(e.members) == 0 {
 				delete(m, key)
 			}
 			if d == nil {
-				d = newSetEntry()
-				d.intset = isSetInt(x)
+				d = createSetEntry(x, 1)
 				m[key2] = d
 			}
 			d.add(x)
@@ -360,6 +459,9 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 			fail("set op %d = %v", arg%3, st)
 		}
 		if !store {
+			if arg%3 == 0 { // SINTER lists the smallest set's members in its order
+				want = &setEntry{members: want.members, enc: EncHashtable}
+			}
 			checkMembers(t, want, got, "set op")
 			return
 		}
@@ -415,7 +517,7 @@ func runSetOp(t *testing.T, s *Store, m setModel, db int, op byte, key, key2 str
 			fail("COPY = %v", st)
 		}
 		c := *e
-		c.members = maps.Clone(e.members)
+		c.members, c.order = maps.Clone(e.members), slices.Clone(e.order)
 		m[key2] = &c
 	case 15: // RENAME key key2
 		st := s.Rename(db, bk, []byte(key2), now, false)
@@ -442,7 +544,8 @@ func modelSetOp(m setModel, srcs []string, kind byte, now int64) (res *setEntry,
 		}
 		sets = append(sets, e)
 	}
-	res = newSetEntry()
+	res = newSetEntry(EncIntset)
+	res.ordKnown = false
 	switch kind {
 	case 0:
 		for _, e := range sets {
@@ -450,6 +553,8 @@ func modelSetOp(m setModel, srcs []string, kind byte, now int64) (res *setEntry,
 				return res, false
 			}
 		}
+		defer res.maybeToIntset()
+		res.enc = EncListpack
 		for _, x := range sets[0].list() {
 			all := true
 			for _, e := range sets[1:] {
@@ -479,11 +584,12 @@ func modelSetOp(m setModel, srcs []string, kind byte, now int64) (res *setEntry,
 			}
 		}
 		if one/2 > two { // algorithm 2: add the first set, remove the others
-			res = newSetEntry(sets[0].list()...)
+			res = buildSetEntry(EncIntset, sets[0].list()...)
+			res.ordKnown = false
 			for _, e := range sets[1:] {
 				if e != nil {
 					for x := range e.members {
-						delete(res.members, x)
+						res.remove(x)
 					}
 				}
 			}
@@ -503,10 +609,14 @@ func modelSetOp(m setModel, srcs []string, kind byte, now int64) (res *setEntry,
 }
 
 // checkMembers compares members got from the store with e's, in increasing
-// numeric order when e is an intset, as Redis lists an intset.
+// numeric order when e is an intset, as Redis lists an intset, and in the
+// model's order for a listpack whose order it knows.
 func checkMembers(t *testing.T, e *setEntry, got []string, what string) {
 	t.Helper()
-	if e.intset && len(e.members) > 0 {
+	if e.enc == EncListpack && e.ordKnown && !slices.Equal(got, e.order) {
+		t.Fatalf("%s of a listpack = %q, model %q", what, got, e.order)
+	}
+	if e.enc == EncIntset && len(e.members) > 0 {
 		if !slices.IsSortedFunc(got, func(a, b string) int {
 			x, _ := strconv.ParseInt(a, 10, 64)
 			y, _ := strconv.ParseInt(b, 10, 64)
@@ -533,10 +643,7 @@ func checkSetKeys(t *testing.T, s *Store, m setModel, db int, keys []string, now
 		if e == nil || e.str {
 			continue
 		}
-		want := EncHashtable
-		if e.intset {
-			want = EncIntset
-		}
+		want := e.enc
 		if info.Type != TypeSet || info.Encoding != want {
 			t.Fatalf("after op %d: %q is %v %v, model %v (%q)", op, k, info.Type, info.Encoding, want, e.list())
 		}
