@@ -103,6 +103,19 @@ func (k *kv) lpAppend(elems ...[]byte) {
 	k.setLen(lp)
 }
 
+// lpRemove deletes from a listpack value the first entry equal to e among
+// every (skip+1)th from the first (skip 1: a hash's fields), with the
+// count-1 entries after it, and reports whether e was there.
+func (k *kv) lpRemove(e []byte, skip, count int) bool {
+	lp := k.val()
+	off := listpack.Find(lp, listpack.First(lp), e, skip)
+	if off < 0 {
+		return false
+	}
+	k.setLen(listpack.Delete(k.room(0), off, count))
+	return true
+}
+
 // Field records: the values of a hash table (hash fields with their values,
 // set members with an empty value) are dict records of fieldHdr bytes,
 // then the field, then the value, each in a chunk of exactly its size.

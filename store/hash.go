@@ -129,13 +129,7 @@ func (k *kv) hdel(f []byte) bool {
 	if k.enc() == EncHashtable {
 		return k.fieldDel(f)
 	}
-	lp := k.val()
-	off := listpack.Find(lp, listpack.First(lp), f, 1)
-	if off < 0 {
-		return false
-	}
-	k.setLen(listpack.Delete(k.room(0), off, 2))
-	return true
+	return k.lpRemove(f, 1, 2)
 }
 
 // hashEach calls fn with each field and value in the hash's order

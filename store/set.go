@@ -243,13 +243,7 @@ func (k *kv) srem(m []byte) bool {
 		}
 		return found
 	case EncListpack:
-		lp := k.val()
-		off := listpack.Find(lp, listpack.First(lp), m, 0)
-		if off < 0 {
-			return false
-		}
-		k.setLen(listpack.Delete(k.room(0), off, 1))
-		return true
+		return k.lpRemove(m, 0, 1)
 	}
 	return k.fieldDel(m)
 }
