@@ -284,6 +284,9 @@ func AppendScore(dst []byte, f float64) []byte {
 		return append(dst, "inf"...)
 	case math.IsInf(f, -1):
 		return append(dst, "-inf"...)
+	case f == math.Trunc(f) && math.Abs(f) < 1e17 && (f != 0 || !math.Signbit(f)):
+		// an integer of at most 17 digits: what "%.17g" prints, faster
+		return strconv.AppendInt(dst, int64(f), 10)
 	}
 	return strconv.AppendFloat(dst, f, 'g', 17, 64)
 }

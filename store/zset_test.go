@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -76,5 +78,19 @@ func TestZSetRenameAndMoveKeepSkiplist(t *testing.T) {
 	k.release()
 	if n != 400 {
 		t.Fatalf("moved zset has %d members", n)
+	}
+}
+
+// TestAppendScoreIntegersMatchG17 checks AppendScore's integer fast path
+// against "%.17g" (strconv's 'g' with 17 digits) around its edges.
+func TestAppendScoreIntegersMatchG17(t *testing.T) {
+	for _, f := range []float64{0, 1, -1, 150, 1e15, 1e16, 99999999999999984, 1e17, -1e17, 123456789012345678, 4503599627370496, -4503599627370495} {
+		want := strconv.FormatFloat(f, 'g', 17, 64)
+		if got := string(AppendScore(nil, f)); got != want {
+			t.Errorf("AppendScore(%v) = %q, want %q", f, got, want)
+		}
+	}
+	if got := string(AppendScore(nil, math.Copysign(0, -1))); got != "-0" {
+		t.Errorf("AppendScore(-0) = %q, want -0", got)
 	}
 }
