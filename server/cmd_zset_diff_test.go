@@ -170,6 +170,16 @@ var zsetDiffCases = []diffCase{
 		"ZRANDMEMBER s 1", "#proto 3", "ZRANDMEMBER z 10 WITHSCORES", "R ZRANDMEMBER z -2 WITHSCORES", "ZRANDMEMBER nokey",
 		zsetFill("big", "m", 100, 200, 1), "R ZRANDMEMBER big 5 WITHSCORES", "ZRANDMEMBER big 300", "R ZRANDMEMBER big -5",
 	})},
+	{"edge-scores-lex", concat(zsetConfig, []string{
+		"ZADD z 0 \"\\xff\" 0 \"\\x7f\" 0 a 0 \"\\x00\"", "ZRANGEBYLEX z - +", "ZRANGEBYLEX z (a +", "ZREVRANGEBYLEX z + - LIMIT 1 2",
+		"ZADD y 1e-5 a 0x1p-1074 b 1e308 c -1e308 d 0.30000000000000004 e 123.456 f -0.0 g", "ZRANGE y 0 -1 WITHSCORES", "ZSCAN y 0",
+		"#proto 3", "ZRANGE y 0 -1 WITHSCORES", "ZRANGESTORE d y 0 1", "ZINTERSTORE i 2 y y WEIGHTS 1 -1", "ZRANGE i 0 -1 WITHSCORES",
+		"SADD s a b", "ZINTERSTORE j 2 s y WEIGHTS 2 3 AGGREGATE MIN", "ZRANGE j 0 -1 WITHSCORES", "ZADD y GT INCR 5 newm", "ZADD y LT INCR -5 newm",
+		"ZINCRBY y 1e308 c", "ZINCRBY y 1e308 c", "ZINCRBY y -inf c", "ZSCORE y c", "ZMSCORE y a b nope", "ZRANK y c", "ZREVRANGE y 0 0 WITHSCORES",
+		"ZRANGEBYSCORE y -inf +inf LIMIT 2 2 WITHSCORES", "ZRANDMEMBER y 100", "ZPOPMIN y", "ZPOPMAX y 3", "ZMPOP 1 y MAX COUNT 2", "ZCARD y",
+		"ZADD w 1 a 2 b", "ZRANGE w (1 +inf BYSCORE LIMIT 0 1 WITHSCORES", "ZRANGE w [a (b BYLEX REV", "ZRANGE w (b [a BYLEX REV",
+		"ZREMRANGEBYSCORE w -inf (2", "ZRANGE w 0 -1", "ZLEXCOUNT w - +", "ZADD w NX XX 1 a", "ZADD w CH GT 3 b", "ZADD w CH LT 3 b",
+	})},
 }
 
 func TestZSetCommandsMatchRedis(t *testing.T) { runDiff(t, zsetDiffCases) }
