@@ -72,8 +72,8 @@ type Options struct {
 	// protected.go.
 	ProtectedMode string
 	// The observability settings as redis.conf writes them; "" means
-	// Redis's default (10000, 128, 0, yes and "50 99 99.9"). See
-	// obs_config.go.
+	// Redis's default (10000, 128, 0, yes and "50 99 99.9"); a blank
+	// LatencyTrackingInfoPercentiles (" ") means none. See obs_config.go.
 	SlowlogLogSlowerThan           string
 	SlowlogMaxLen                  string
 	LatencyMonitorThreshold        string

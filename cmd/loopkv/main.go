@@ -233,7 +233,9 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 	errs = append(errs, tlsErrs...)
 	o.SlowlogLogSlowerThan, o.SlowlogMaxLen = cfg["slowlog-log-slower-than"], cfg["slowlog-max-len"]
 	o.LatencyMonitorThreshold, o.LatencyTracking = cfg["latency-monitor-threshold"], cfg["latency-tracking"]
-	o.LatencyTrackingInfoPercentiles = cfg["latency-tracking-info-percentiles"]
+	if o.LatencyTrackingInfoPercentiles = cfg["latency-tracking-info-percentiles"]; o.LatencyTrackingInfoPercentiles == "" {
+		o.LatencyTrackingInfoPercentiles = " " // given empty: no percentiles, as in Redis
+	}
 	o.MetricsPort = num("metrics-port")
 	o.LogLevel = strings.ToLower(cfg["loglevel"])
 	lvl, ok := server.ZapLevel(o.LogLevel)
