@@ -116,6 +116,8 @@ var setDiffCases = []diffCase{
 		"SRANDMEMBER one 3", "SRANDMEMBER one 1", "SRANDMEMBER one", "SADD h " + words(100, 3), "R SRANDMEMBER h 10",
 		"R SRANDMEMBER h 40", "R SRANDMEMBER h -40", "S SRANDMEMBER h 100", "S SRANDMEMBER h 1000", "SCARD h",
 		"SADD i " + ints(0, 100), "R SRANDMEMBER i 10", "R SRANDMEMBER i 50", "SRANDMEMBER i 100",
+		"#enc h", "SADD hh " + words(300, 3), "#enc hh", "R SRANDMEMBER hh 10", "R SRANDMEMBER hh 150",
+		"R SRANDMEMBER hh -40", "S SRANDMEMBER hh 300", "R SRANDMEMBER hh",
 	}},
 	{"spop", []string{
 		"SPOP missing", "SPOP missing 3", "SPOP missing 0", "SPOP missing -1", "SPOP missing abc",
@@ -126,6 +128,8 @@ var setDiffCases = []diffCase{
 		"SADD x " + words(20, 2), "R SPOP x 2", "SCARD x", "R SPOP x 17", "SCARD x", "#enc x", "R SPOP x 5", "EXISTS x",
 		"SADD y " + words(3, 2), "S SPOP y 3", "EXISTS y", "SADD z 7", "SPOP z", "EXISTS z", "SADD w " + ints(0, 600),
 		"R SPOP w 550", "#enc w listpack", "SCARD w", "SADD v " + ints(0, 600), "R SPOP v 50", "#enc v", "SCARD v",
+		"SADD hp " + words(300, 3), "R SPOP hp 10", "#enc hp", "R SPOP hp 260", "#enc hp", "SCARD hp", "R SPOP hp 2",
+		"SADD lp " + words(50, 3), "R SPOP lp 3", "R SPOP lp 40", "#enc lp", "SCARD lp", "R SPOP lp 7", "EXISTS lp",
 	}},
 	{"smove", []string{
 		"SMOVE missing d a", "SADD s 1 2 a", "SMOVE s d 1", "SMEMBERS d", "#enc d", "SMOVE s d b", "SMOVE s d a",
