@@ -12,6 +12,13 @@ import (
 // TestGoRedisSortedSets drives the sorted-set commands through go-redis,
 // in RESP2 and RESP3 (pairs and doubles), on a listpack zset and a
 // skiplist of 300 members, and checks the decoded replies.
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"GoRedisSortedSets", TestGoRedisSortedSets})
+}
+
 func TestGoRedisSortedSets(t *testing.T) {
 	s, _ := startServer(t, Options{})
 	for _, proto := range []int{2, 3} {

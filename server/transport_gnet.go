@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,7 +59,12 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 	// taken) came back as "setsockopt: bad file descriptor" from a
 	// setsockopt on the descriptor the failed open had just closed, or as
 	// no error at all if another goroutine reused that descriptor number.
-	for _, a := range addrs {
+	for i, a := range addrs {
+		// the probes run before any listener binds: two listeners of this
+		// server on one port would both pass them, then share the port
+		if slices.Contains(addrs[:i], a) {
+			return &net.OpError{Op: "listen", Net: "tcp", Err: syscall.EADDRINUSE}
+		}
 		if err := probeListen(strings.TrimPrefix(a, "tcp://")); err != nil {
 			return err
 		}

@@ -100,3 +100,17 @@ func TestAcceptedConnectionsHaveTCPKeepAlive(t *testing.T) {
 		}
 	}
 }
+
+// A server whose TLS port is its plaintext port fails with EADDRINUSE:
+// its listeners bind with SO_REUSEPORT and would share the port.
+func TestSamePortForPlaintextAndTLSIsRefused(t *testing.T) {
+	p := newTestPKI(t)
+	port := freePort(t)
+	opts := Options{Port: port}
+	opts.TLS.Port = port
+	opts.TLS.CertFiles, opts.TLS.KeyFiles = []string{p.certFile}, []string{p.keyFile}
+	err := New(opts).Serve()
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("Serve = %v, want EADDRINUSE", err)
+	}
+}
