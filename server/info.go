@@ -127,7 +127,7 @@ func (s *Server) infoClients(b []byte) []byte {
 	b = infoInt(b, "client_recent_max_output_buffer", 0)
 	b = infoInt(b, "blocked_clients", s.blocked.n.Load())
 	b = infoInt(b, "total_blocking_keys", s.blocked.keys.Load())
-	b = infoInt(b, "tracking_clients", 0)
+	b = infoInt(b, "tracking_clients", s.tracking.n.Load())
 	return infoInt(b, "clients_in_timeout_table", 0)
 }
 
@@ -204,6 +204,11 @@ func (s *Server) infoStats(b []byte) []byte {
 	b = s.acl.appendInfoStats(b)
 	b = infoInt(b, "pubsub_channels", s.pubsub.size(kindChannel))
 	b = infoInt(b, "pubsub_patterns", s.pubsub.patterns.Load())
+	b = infoInt(b, "pubsubshard_channels", s.pubsub.size(kindShard))
+	keys, items, prefixes := s.tracking.sizes()
+	b = infoInt(b, "tracking_total_keys", keys)
+	b = infoInt(b, "tracking_total_items", items)
+	b = infoInt(b, "tracking_total_prefixes", prefixes)
 	return infoInt(b, "total_error_replies", s.totalErrors())
 }
 

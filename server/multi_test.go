@@ -21,6 +21,7 @@ func init() {
 		{"ExecIsAtomicAcrossLoops", TestExecIsAtomicAcrossLoops},
 		{"ExecServesBlockedClientsAfterIt", TestExecServesBlockedClientsAfterIt},
 		{"GoRedisTxPipelineAndWatch", TestGoRedisTxPipelineAndWatch},
+		{"ExecWatchModelIsSerialisable", TestExecWatchModelIsSerialisable},
 	}...)
 }
 
@@ -246,4 +247,112 @@ func TestGoRedisTxPipelineAndWatch(t *testing.T) {
 			t.Fatalf("proto %d: counter = %d, want 200", proto, n)
 		}
 	}
+}
+
+// A model test: clients on every loop move random amounts between random
+// accounts with WATCH/GET/MULTI/SET/SET/EXEC, retrying aborted
+// transactions, while a reader sums all accounts in one MULTI/EXEC. Every
+// sum the reader sees is the initial total (no transaction is seen in
+// part), and the balances equal a serial replay of the transfers that
+// committed (each commit changed exactly what it queued).
+func TestExecWatchModelIsSerialisable(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 3})
+	const accounts, clients, transfers, initial = 5, 6, 40, 1000
+	setup := dialRaw(t, s.Addr())
+	for i := 0; i < accounts; i++ {
+		setup.do("SET", fmt.Sprintf("acct%d", i), fmt.Sprint(initial))
+	}
+	var mu sync.Mutex
+	delta := make([]int, accounts)
+	var wg sync.WaitGroup
+	for g := 0; g < clients; g++ {
+		rc := dialRaw(t, s.Addr())
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			seed := uint32(g*7919 + 1)
+			rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+			for i := 0; i < transfers; i++ {
+				from, to := rnd(accounts), rnd(accounts)
+				if from == to {
+					continue
+				}
+				for {
+					kf, kt := fmt.Sprintf("acct%d", from), fmt.Sprintf("acct%d", to)
+					rc.send(multibulk("WATCH", kf, kt) + multibulk("GET", kf) + multibulk("GET", kt))
+					rc.reply()
+					bf, bt := bulkInt(rc.reply()), bulkInt(rc.reply())
+					amt := 1 + (bf+bt)%7
+					// SET of values read before MULTI: only WATCH keeps
+					// a concurrent transfer from being lost
+					rc.send(multibulk("MULTI") + multibulk("SET", kf, fmt.Sprint(bf-amt)) +
+						multibulk("SET", kt, fmt.Sprint(bt+amt)) + multibulk("EXEC"))
+					for j := 0; j < 3; j++ {
+						rc.reply()
+					}
+					if rc.reply() == "*-1\r\n" {
+						continue // a watched account changed: retry
+					}
+					mu.Lock()
+					delta[from] -= amt
+					delta[to] += amt
+					mu.Unlock()
+					break
+				}
+			}
+		}(g)
+	}
+	reader := dialRaw(t, s.Addr())
+	stop := make(chan struct{})
+	readErr := make(chan string, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				readErr <- ""
+				return
+			default:
+			}
+			var b strings.Builder
+			b.WriteString(multibulk("MULTI"))
+			for i := 0; i < accounts; i++ {
+				b.WriteString(multibulk("GET", fmt.Sprintf("acct%d", i)))
+			}
+			b.WriteString(multibulk("EXEC"))
+			reader.send(b.String())
+			for i := 0; i <= accounts; i++ {
+				reader.reply()
+			}
+			rep := reader.reply()
+			sum := 0
+			for _, line := range strings.Split(rep, "\r\n")[1:] {
+				var n int
+				if _, err := fmt.Sscanf(line, "%d", &n); err == nil && !strings.HasPrefix(line, "$") {
+					sum += n
+				}
+			}
+			if sum != accounts*initial {
+				readErr <- rep
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	if rep := <-readErr; rep != "" {
+		t.Fatalf("a reader saw a total other than the initial one (a partial or lost transfer): %q", rep)
+	}
+	for i := 0; i < accounts; i++ {
+		want := fmt.Sprintf(":%d\r\n", initial+delta[i])
+		if got := setup.do("INCRBY", fmt.Sprintf("acct%d", i), "0"); got != want {
+			t.Errorf("acct%d = %q, want %q from the committed transfers", i, got, want)
+		}
+	}
+}
+
+// bulkInt parses a bulk string reply holding an integer.
+func bulkInt(rep string) int {
+	var n int
+	fmt.Sscanf(rep[strings.Index(rep, "\r\n")+2:], "%d", &n)
+	return n
 }

@@ -42,6 +42,20 @@ type trackTable struct {
 	maxKeys atomic.Int64 // tracking-table-max-keys
 }
 
+// sizes returns INFO's tracking_total_keys, _items (key, client pairs)
+// and _prefixes (of BCAST clients).
+func (t *trackTable) sizes() (keys, items, prefixes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, set := range t.keys {
+		items += int64(len(set))
+	}
+	for _, b := range t.bcast {
+		prefixes += int64(len(b.track.prefixes))
+	}
+	return int64(len(t.keys)), items, prefixes
+}
+
 const invalidateChannel = "__redis__:invalidate"
 
 func cmdClientTracking(c *cmdCtx) {

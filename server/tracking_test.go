@@ -48,6 +48,10 @@ func TestTrackingInvalidatesAcrossLoops(t *testing.T) {
 		t.Fatalf("CLIENT TRACKING ON = %q", got)
 	}
 	a.do("GET", "k")
+	if got := b.do("INFO"); !strings.Contains(got, "tracking_clients:1\r\n") || !strings.Contains(got, "tracking_total_keys:1\r\n") ||
+		!strings.Contains(got, "tracking_total_items:1\r\n") {
+		t.Fatalf("INFO while tracking one key: %q", got)
+	}
 	b.do("SET", "k", "1")
 	if got := a.reply(); got != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n" {
 		t.Fatalf("invalidation = %q", got)
