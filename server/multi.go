@@ -31,16 +31,45 @@ import (
 // more way: a write command marks its keys whether or not it changed them
 // (Redis marks only on a change).
 
-// multiState is a client's open transaction.
+// multiState is a client's open transaction. It comes from multiPool and
+// goes back after EXEC or DISCARD, so that a client outside MULTI keeps no
+// buffer and a transaction in steady state allocates little of its own.
 type multiState struct {
 	cmds    []queuedCmd
+	arena   []byte   // the queued commands' arguments, copied end to end
+	spans   [][2]int // each argument's offset and length in arena
+	argv    [][]byte // EXEC: the arguments as slices of arena
+	keys    [][]byte // EXEC: the keys to lock
+	written []writtenKey
 	aborted bool // a command failed while queueing: EXEC answers EXECABORT
 }
 
-// queuedCmd is one queued command: its row and a copy of its arguments.
+// queuedCmd is one queued command: its row and its arguments' spans.
 type queuedCmd struct {
-	cmd  *command
-	args [][]byte
+	cmd         *command
+	first, argc int
+	args        [][]byte // set by EXEC
+}
+
+var multiPool = sync.Pool{New: func() any { return new(multiState) }}
+
+// multiKeep bounds the arena a pooled multiState keeps.
+const multiKeep = 64 << 10
+
+func newMulti() *multiState { return multiPool.Get().(*multiState) }
+
+// release returns m to the pool, dropping what a huge transaction grew.
+func (m *multiState) release() {
+	if cap(m.arena) > multiKeep || len(m.cmds) > 1024 {
+		return
+	}
+	clear(m.cmds)
+	clear(m.argv)
+	clear(m.keys)
+	clear(m.written)
+	m.cmds, m.arena, m.spans, m.argv, m.keys, m.written = m.cmds[:0], m.arena[:0], m.spans[:0], m.argv[:0], m.keys[:0], m.written[:0]
+	m.aborted = false
+	multiPool.Put(m)
 }
 
 // watchState is a client's watched keys; nil when it watches none.
@@ -80,17 +109,22 @@ func txnControl(cmd *command) bool {
 
 // queue copies the command in c into the open transaction.
 func (m *multiState) queue(cmd *command, args [][]byte) {
-	n := 0
+	m.cmds = append(m.cmds, queuedCmd{cmd: cmd, first: len(m.spans), argc: len(args)})
 	for _, a := range args {
-		n += len(a)
+		m.spans = append(m.spans, [2]int{len(m.arena), len(a)})
+		m.arena = append(m.arena, a...)
 	}
-	buf := make([]byte, 0, n)
-	cp := make([][]byte, len(args))
-	for i, a := range args {
-		buf = append(buf, a...)
-		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+}
+
+// materialize points each queued command's args into the final arena.
+func (m *multiState) materialize() {
+	for _, sp := range m.spans {
+		m.argv = append(m.argv, m.arena[sp[0]:sp[0]+sp[1]:sp[0]+sp[1]])
 	}
-	m.cmds = append(m.cmds, queuedCmd{cmd: cmd, args: cp})
+	for i := range m.cmds {
+		q := &m.cmds[i]
+		q.args = m.argv[q.first : q.first+q.argc]
+	}
 }
 
 // rejectQueued answers a command refused by call; inside MULTI it aborts
@@ -118,6 +152,9 @@ func (c *cmdCtx) rejectQueued(cmd *command, msg string) {
 
 // endMulti discards the client's transaction and watches.
 func (s *Server) endMulti(cl *client) {
+	if cl.multi != nil {
+		cl.multi.release()
+	}
 	cl.multi = nil
 	if cl.conn != nil {
 		cl.conn.shared.multi.Store(-1)
@@ -131,7 +168,7 @@ func cmdMulti(c *cmdCtx) {
 		c.errReply("ERR MULTI calls can not be nested")
 		return
 	}
-	cl.multi = &multiState{}
+	cl.multi = newMulti()
 	if cl.conn != nil {
 		cl.conn.shared.multi.Store(0)
 	}
@@ -274,6 +311,8 @@ func (s *Server) watchBroken(cl *client, now int64) bool {
 // transaction must lock every shard instead.
 func (m *multiState) lockSet() (keys [][]byte, all bool) {
 	var buf [8]keyRef
+	keys = m.keys[:0]
+	defer func() { m.keys = keys }()
 	for _, q := range m.cmds {
 		cmd := q.cmd
 		if len(cmd.Keys) == 0 {
@@ -292,7 +331,7 @@ func (m *multiState) lockSet() (keys [][]byte, all bool) {
 			return nil, true
 		}
 		for _, r := range refs {
-			keys = append(keys, q.args[r.Pos])
+			keys = append(keys, q.args[r.Pos]) // m.keys, reused
 		}
 	}
 	return keys, false
@@ -321,6 +360,8 @@ func cmdExec(c *cmdCtx) {
 	if cl.conn != nil {
 		cl.conn.shared.multi.Store(-1)
 	}
+	defer m.release()
+	m.materialize()
 	keys, all := m.lockSet()
 	view := s.store.Lock(keys, all)
 	if s.watchBroken(cl, c.now) {
@@ -331,7 +372,7 @@ func cmdExec(c *cmdCtx) {
 	}
 	s.unwatchAll(cl)
 	args, st := c.args, c.store
-	c.store, cl.execing, cl.written = view, true, cl.written[:0]
+	c.store, cl.execing, cl.written = view, true, m.written[:0]
 	c.arrayLen(len(m.cmds))
 	for _, q := range m.cmds {
 		c.args = q.args
@@ -346,9 +387,8 @@ func cmdExec(c *cmdCtx) {
 			}
 			s.serveKey(w.db, w.key)
 		}
-		clear(cl.written)
-		cl.written = cl.written[:0]
 	}
+	m.written, cl.written = cl.written, nil
 }
 
 // noteWritten records, inside EXEC, the keys cmd wrote, for serveBlocked
