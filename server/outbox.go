@@ -34,11 +34,11 @@ type outboxLimit struct {
 	hard, soft, softSecs int64
 }
 
-// post appends what fill writes to cs's outbox and wakes cs when the
+// post appends data to cs's outbox and wakes cs when the
 // outbox was empty. It reports false, and closes cs, when the pending
 // output (the outbox and the unsent bytes of the transport) passes lim.
 // any goroutine.
-func (s *Server) post(cs *connState, lim outboxLimit, now int64, fill func([]byte) []byte) bool {
+func (s *Server) post(cs *connState, lim outboxLimit, now int64, data []byte) bool {
 	ob := &cs.outbox
 	ob.mu.Lock()
 	if ob.cut {
@@ -50,7 +50,7 @@ func (s *Server) post(cs *connState, lim outboxLimit, now int64, fill func([]byt
 			ob.buf = (*p)[:0]
 		}
 	}
-	ob.buf = fill(ob.buf)
+	ob.buf = append(ob.buf, data...)
 	pending := int64(len(ob.buf)) + cs.shared.omem.Load()
 	over := lim.hard > 0 && pending > lim.hard
 	if lim.soft > 0 && pending > lim.soft {

@@ -240,18 +240,24 @@ func (s *Server) publish(c *cmdCtx, shard bool, channel, msg []byte) int {
 		k = kindShard
 	}
 	n := 0
+	lim := s.cfg.pubsubLimit()
+	var buf2, buf3 [256]byte // the message encoded once per protocol
 	t.mu.RLock()
-	for _, sub := range t.m[k][string(channel)] {
-		s.deliver(c, sub, k, nil, channel, msg)
-		n++
+	if subs := t.m[k][string(channel)]; len(subs) > 0 {
+		enc := msgEncoding{k: k, channel: channel, msg: msg, b: [2][]byte{buf2[:0], buf3[:0]}}
+		for _, sub := range subs {
+			s.deliver(c, sub, &enc, lim)
+			n++
+		}
 	}
 	if !shard && t.patterns.Load() > 0 {
 		for pat, subs := range t.m[kindPattern] {
 			if !store.Match([]byte(pat), channel) {
 				continue
 			}
+			enc := msgEncoding{k: kindPattern, pat: []byte(pat), channel: channel, msg: msg, b: [2][]byte{buf2[:0], buf3[:0]}}
 			for _, sub := range subs {
-				s.deliver(c, sub, kindPattern, []byte(pat), channel, msg)
+				s.deliver(c, sub, &enc, lim)
 				n++
 			}
 		}
@@ -260,21 +266,33 @@ func (s *Server) publish(c *cmdCtx, shard bool, channel, msg []byte) int {
 	return n
 }
 
+// msgEncoding is one message, encoded at most once per protocol.
+type msgEncoding struct {
+	k                 pubsubKind
+	pat, channel, msg []byte
+	b                 [2][]byte // RESP2, RESP3; nil-length until encoded
+}
+
+func (e *msgEncoding) bytes(proto int) []byte {
+	i := proto - 2
+	if len(e.b[i]) == 0 {
+		e.b[i] = appendMessage(e.b[i][:0], proto, e.k, e.pat, e.channel, e.msg)
+	}
+	return e.b[i]
+}
+
 // deliver hands one message to sub: into the publisher's own replies when
 // sub is the publisher, else into sub's outbox.
-func (s *Server) deliver(c *cmdCtx, sub *client, k pubsubKind, pat, channel, msg []byte) {
+func (s *Server) deliver(c *cmdCtx, sub *client, e *msgEncoding, lim outboxLimit) {
 	if sub == c.cl {
-		c.out = appendMessage(c.out, sub.proto, k, pat, channel, msg)
+		c.out = append(c.out, e.bytes(sub.proto)...)
 		return
 	}
 	cs := sub.conn
 	if cs == nil {
 		return // an in-process client of a test
 	}
-	proto := int(cs.shared.proto.Load())
-	s.post(cs, s.cfg.pubsubLimit(), c.now, func(b []byte) []byte {
-		return appendMessage(b, proto, k, pat, channel, msg)
-	})
+	s.post(cs, lim, c.now, e.bytes(int(cs.shared.proto.Load())))
 }
 
 func cmdSubscribe(c *cmdCtx)    { c.srv.subscribe(c, kindChannel) }

@@ -432,21 +432,23 @@ func (s *Server) sendInvalidation(c *cmdCtx, tg trackTarget, key []byte) {
 	if c != nil {
 		now = c.now
 	}
-	s.post(cs, s.cfg.pubsubLimit(), now, func(b []byte) []byte {
-		if proto == 3 {
-			b = resp.AppendPushLen(b, 2, 3)
-			b = resp.AppendBulkString(b, "invalidate")
-		} else {
-			b = resp.AppendArrayLen(b, 3)
-			b = resp.AppendBulkString(b, "message")
-			b = resp.AppendBulkString(b, invalidateChannel)
-		}
-		if key == nil {
-			return resp.AppendNullArray(b, proto)
-		}
+	var buf [128]byte
+	b := buf[:0]
+	if proto == 3 {
+		b = resp.AppendPushLen(b, 2, 3)
+		b = resp.AppendBulkString(b, "invalidate")
+	} else {
+		b = resp.AppendArrayLen(b, 3)
+		b = resp.AppendBulkString(b, "message")
+		b = resp.AppendBulkString(b, invalidateChannel)
+	}
+	if key == nil {
+		b = resp.AppendNullArray(b, proto)
+	} else {
 		b = resp.AppendArrayLen(b, 1)
-		return resp.AppendBulk(b, key)
-	})
+		b = resp.AppendBulk(b, key)
+	}
+	s.post(cs, s.cfg.pubsubLimit(), now, b)
 }
 
 // endTrackingCommand clears CLIENT CACHING after the command that followed
