@@ -177,9 +177,6 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	s := h.s
 	out := ls.out[:0]
 	out = h.deliverPending(cs, ls, out) // outbox.go
-	if cs.cl.monitor != nil {
-		out = h.deliverMonitor(cs, ls, out) // monitor.go
-	}
 	n, out, closeAfter := h.runBatch(cs, ls, in, out)
 	ls.out = out
 	left := int64(len(in) - n)

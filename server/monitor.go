@@ -13,25 +13,17 @@ import (
 //	+1700000000.123456 [0 127.0.0.1:5555] "SET" "k" "v"
 //
 // The loop that runs a command formats its line once, in loop scratch,
-// and appends it to each monitor's mailbox, then wakes the monitor's
-// connection (transportConn.Wake) unless a wake is already pending. The
-// monitor's own loop, which alone writes to it, sends the mailbox on that
-// wake (deliverMonitor), as blocking pops deliver their replies. There is
-// no goroutine per monitor. A mailbox holds at most the output buffer
-// limit; a monitor that falls that far behind is closed, as Redis closes a
-// client over client-output-buffer-limit. Without monitors a command costs
+// and posts it to each monitor's outbox (outbox.go), which wakes the
+// monitor's connection; the monitor's own loop, which alone writes to it,
+// sends the outbox on that wake, as it does pub/sub messages. There is no
+// goroutine per monitor. A monitor whose pending output passes the output
+// buffer limit is closed, as Redis closes a client over
+// client-output-buffer-limit. Without monitors a command costs
 // one atomic load (monitors.n in endCall).
 
-// monitorFeed is one monitor's mailbox.
+// monitorFeed is one monitor.
 type monitorFeed struct {
 	cs *connState
-
-	mu       sync.Mutex
-	buf      []byte // lines not yet taken by the monitor's loop
-	spare    []byte // the buffer the loop last emptied, reused
-	overflow bool   // lines were dropped: close the monitor
-
-	woken atomic.Bool // a Wake is pending
 }
 
 // monitorList is the server's monitors.
@@ -94,20 +86,11 @@ func (s *Server) feedMonitors(c *cmdCtx, cmd *command) {
 	} else {
 		line = appendMonitorLine(nil, c)
 	}
-	limit := int(s.cfg.outBufLimit.Load())
+	limit := outboxLimit{hard: s.cfg.outBufLimit.Load()}
 	m := &s.monitors
 	m.mu.Lock()
 	for _, f := range m.feeds {
-		f.mu.Lock()
-		if len(f.buf)+len(line) > limit {
-			f.overflow = true
-		} else {
-			f.buf = append(f.buf, line...)
-		}
-		f.mu.Unlock()
-		if !f.woken.Swap(true) {
-			f.cs.tc.Wake()
-		}
+		s.post(f.cs, limit, c.now, line)
 	}
 	m.mu.Unlock()
 }
@@ -171,37 +154,4 @@ func appendRepr(b, a []byte) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// takeMonitor appends the monitor's pending lines to out. A monitor that
-// overflowed is set to close once out is written. owning loop only.
-func (cl *client) takeMonitor(out []byte) []byte {
-	f := cl.monitor
-	f.woken.Store(false) // a line fed after this wakes the loop again
-	f.mu.Lock()
-	buf, over := f.buf, f.overflow
-	f.buf, f.spare = f.spare[:0], nil
-	f.mu.Unlock()
-	out = append(out, buf...)
-	if over {
-		cl.quit = true
-	}
-	f.mu.Lock()
-	if f.spare == nil && cap(buf) <= loopOutKeep {
-		f.spare = buf[:0]
-	}
-	f.mu.Unlock()
-	return out
-}
-
-// deliverMonitor writes a monitor's pending lines into out, sealed when
-// the connection is TLS. owning loop only.
-func (h *handler) deliverMonitor(cs *connState, ls *loopState, out []byte) []byte {
-	if cs.tls == nil {
-		return cs.cl.takeMonitor(out)
-	}
-	out, hdr := cs.tls.eng.BeginRecord(out)
-	start := len(out)
-	out = cs.cl.takeMonitor(out)
-	return h.sealReplies(cs, ls, out, hdr, start)
 }

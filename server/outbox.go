@@ -8,7 +8,7 @@ import (
 )
 
 // outbox is output other goroutines leave for a connection: pub/sub
-// messages and invalidations published on any loop. Only the connection's
+// messages, invalidations and MONITOR lines, posted by any loop. Only the connection's
 // own loop writes to the connection, so a producer appends to the outbox
 // and wakes the connection (transportConn.Wake); the loop takes the outbox
 // at its next onData (deliverPending) and writes it, sealed in a TLS

@@ -409,9 +409,6 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	if tc.established {
 		out = h.deliverPending(cs, ls, out) // outbox.go
 	}
-	if cs.cl.monitor != nil {
-		out = h.deliverMonitor(cs, ls, out) // monitor.go
-	}
 	for {
 		// Without a pending command the records are opened in place: the
 		// plaintext is compacted to the front of in[consumed:] and the
