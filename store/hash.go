@@ -167,6 +167,14 @@ func (s *Store) HSet(db int, key []byte, fv [][]byte, now int64) (int, Status) {
 	}
 	l := s.limitsNow()
 	k.hashTryConversion(l, fv...)
+	if k.enc() == EncListpack && len(fv) > 2 {
+		// one move for the whole command, not a half-again reserve per pair
+		add := 0
+		for _, a := range fv {
+			add += listpack.EncodedSize(a)
+		}
+		k.room(add)
+	}
 	n := 0
 	for i := 0; i+1 < len(fv); i += 2 {
 		if k.hset(fv[i], fv[i+1], l) {
