@@ -462,24 +462,37 @@ func (s *Store) RehashCycle(budget time.Duration) {
 	first := int(s.rehashNext.Add(1)) % n
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(first+i)%n]
-		s.lockShard(sh)
-		for db := range sh.dbs {
-			t := &sh.dbs[db]
-			for len(t.trash) > 0 {
-				t.sweepTrash(256)
-				if time.Since(start) > budget {
-					s.unlockShard(sh)
-					return
-				}
-			}
-			for t.keys.rehashing() {
-				t.keys.step(&t.a, 100)
-				if time.Since(start) > budget {
-					s.unlockShard(sh)
-					return
-				}
+		for more := true; more; {
+			// one lock hold does a bounded slice of work (rehashHold), so
+			// that the cycle never holds a shard for its whole budget
+			s.lockShard(sh)
+			more = sh.rehashSome(time.Now().Add(rehashHold))
+			s.unlockShard(sh)
+			if time.Since(start) > budget {
+				return
 			}
 		}
-		s.unlockShard(sh)
 	}
+}
+
+// rehashHold bounds one lock hold of RehashCycle.
+const rehashHold = 200 * time.Microsecond
+
+// rehashSome frees trash and moves buckets of sh's tables until until,
+// and reports whether work is left. Caller holds sh.mu.
+func (sh *shard) rehashSome(until time.Time) bool {
+	for db := range sh.dbs {
+		t := &sh.dbs[db]
+		for len(t.trash) > 0 || t.keys.rehashing() {
+			if len(t.trash) > 0 {
+				t.sweepTrash(256)
+			} else {
+				t.keys.step(&t.a, 100)
+			}
+			if time.Now().After(until) {
+				return len(t.trash) > 0 || t.keys.rehashing() || db+1 < len(sh.dbs)
+			}
+		}
+	}
+	return false
 }
