@@ -289,9 +289,12 @@ func TestLatencyEventsMatchRedis(t *testing.T) {
 			t.Errorf("LATENCY LATEST = %s, want command with a maximum of 30 ms", got.sorted())
 		}
 	}
+	// the numbers are left out: redis's DEBUG SLEEP 0.03 may measure 31 ms
+	// on a busy machine
+	digits := regexp.MustCompile(`[0-9]+`)
 	firstLines := func(raw string, n int) string {
 		nd, _ := diffParseNode([]byte(raw))
-		return strings.Join(strings.SplitN(nd.body, "\n", n+1)[:n], "\n")
+		return digits.ReplaceAllString(strings.Join(strings.SplitN(nd.body, "\n", n+1)[:n], "\n"), "N")
 	}
 	if g, w := firstLines(p.ours.do("LATENCY", "DOCTOR"), 3), firstLines(p.ref.do("LATENCY", "DOCTOR"), 3); g != w {
 		t.Errorf("LATENCY DOCTOR opens\n%s\nwant\n%s", g, w)
