@@ -81,6 +81,32 @@
 // sample maxmemory-samples keys per database into a 16-entry pool, named by
 // copies of their keys, and evict its best candidate (see evict.go).
 //
+// # Point-in-time snapshots
+//
+// Go cannot fork, so a background save gets its point-in-time image by
+// copy-on-write of whole tables (snapshot.go). Snapshot locks every shard
+// at once (so the instant falls between two operations of every shard,
+// multi-shard ones included), counts each database's keys, and adds
+// itself to each shard's list of pending snapshots: O(shards × databases),
+// nothing copied. From then on the first lockShard of a pending shard,
+// whoever takes it (a command, a transaction's view, expiry, eviction,
+// FlushDB, SwapDB), copies that shard's non-empty tables for every
+// snapshot still showing them live, before anything changes, and clears
+// the list: one branch on a field read under the lock for every other
+// lock. A table is its arena's pages, its key dict's bucket arrays and its
+// hash-table values' bucket arrays, all pointer-free slices, so a copy is
+// a memcpy of each, and the refs in the records stay valid in the copy.
+// Snapshots pending on the same shard share one copy: the table did not
+// change since the older of them was taken.
+//
+// Each walks database 0 of every shard, then database 1, and so on: it
+// locks one shard, takes the copy a writer made or copies the one live
+// table itself, unlocks, reads the copy with no lock held and drops it.
+// So a loop waits at most for the copy of one shard's tables, the walk
+// never holds a lock while its caller writes to disk, and the extra memory
+// is the tables written to during the save, as fork's copy-on-write pages
+// are, plus the one being walked. ClonedBytes and HeldBytes report it.
+//
 // # Reads and SCAN cursors
 //
 // Because another loop may change a value in place at any moment, reads

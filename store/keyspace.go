@@ -135,10 +135,17 @@ func (s *Store) unlockSet(m *shardSet) {
 	}
 }
 
-// lockShard locks sh unless this view holds it already.
+// lockShard locks sh unless this view holds it already, then copies its
+// tables for the snapshots still showing them live (snapshot.go), so that
+// the caller may change them. The copy is checked also when the view
+// holds the lock: a snapshot taken inside a transaction sees none of the
+// transaction's later changes.
 func (s *Store) lockShard(sh *shard) {
 	if s.held == nil || !s.held.has(sh.idx) {
 		sh.mu.Lock()
+	}
+	if len(sh.snaps) != 0 {
+		sh.cow()
 	}
 }
 

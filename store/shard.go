@@ -44,6 +44,12 @@ type shard struct {
 	num [2][20]byte
 	// moving holds a copy of an element that moves between values (LMOVE)
 	moving []byte
+	// snaps are the snapshots for which some table of the shard is
+	// unchanged since they were taken: the first lockShard copies the
+	// tables for them (cow) before anything changes
+	snaps []*Snapshot
+	// view is View's Value, so that passing it to the callback allocates nothing
+	view Value
 	_      [64]byte
 }
 
