@@ -23,8 +23,8 @@ import (
 
 // Errors of the load functions.
 var (
-	ErrKeyExists  = errors.New("store: key exists")               // and replace is false (RESTORE's BUSYKEY)
-	ErrEmptyValue = errors.New("store: empty value")              // an aggregate with no entries: Redis skips such keys
+	ErrKeyExists  = errors.New("store: key exists")                // and replace is false (RESTORE's BUSYKEY)
+	ErrEmptyValue = errors.New("store: empty value")               // an aggregate with no entries: Redis skips such keys
 	ErrBadValue   = errors.New("store: bad type/encoding to load") // a type and encoding LoadCompact does not take
 )
 

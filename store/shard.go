@@ -50,7 +50,7 @@ type shard struct {
 	snaps []*Snapshot
 	// view is View's Value, so that passing it to the callback allocates nothing
 	view Value
-	_      [64]byte
+	_    [64]byte
 }
 
 // keyTable is one database's part of one shard.

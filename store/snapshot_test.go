@@ -128,7 +128,10 @@ func apiDump(t *testing.T, s *Store, now int64) map[string]string {
 				d += strings.Join(es, ",")
 			case TypeZSet:
 				s.ZRange(db, key, &ZRangeSpec{By: ZByRank, Start: 0, Stop: -1}, now, nil, ZReply{Head: noHead,
-					Member: collect, Score: func(dst []byte, f float64) []byte { es[len(es)-1] += ":" + strconv.FormatFloat(f, 'g', -1, 64); return dst }})
+					Member: collect, Score: func(dst []byte, f float64) []byte {
+						es[len(es)-1] += ":" + strconv.FormatFloat(f, 'g', -1, 64)
+						return dst
+					}})
 				d += strings.Join(es, ",")
 			case TypeList:
 				s.LRange(db, key, 0, -1, now, nil, noHead, collect)
