@@ -61,56 +61,46 @@ func (s *Store) LoadCompact(db int, key []byte, t Type, e Encoding, blob []byte,
 		return s.LoadList(db, key, [][]byte{blob}, expireAt, replace)
 	}
 	l := s.limitsNow()
-	var big bool
+	var validate func([]byte) error
 	switch {
 	case t == TypeHash && e == EncListpack:
-		if err := listpack.ValidatePairs(blob); err != nil {
-			return loadErr(t, e, err)
-		}
-		n, maxLen := lpStats(blob)
-		big = n/2 > l.HashMaxListpackEntries || maxLen > l.HashMaxListpackValue
-		if n == 0 {
-			return ErrEmptyValue
-		}
+		validate = listpack.ValidatePairs
 	case t == TypeZSet && e == EncListpack:
-		if err := validateZSetListpack(blob); err != nil {
-			return loadErr(t, e, err)
-		}
-		n, maxLen := lpStats(blob)
-		big = n/2 > l.ZSetMaxListpackEntries || maxLen > l.ZSetMaxListpackValue
-		if n == 0 {
-			return ErrEmptyValue
-		}
+		validate = validateZSetListpack
 	case t == TypeSet && e == EncListpack:
-		if err := validateSetListpack(blob); err != nil {
-			return loadErr(t, e, err)
-		}
-		n, maxLen := lpStats(blob)
-		big = n > l.SetMaxListpackEntries || maxLen > l.SetMaxListpackValue
-		if n == 0 {
-			return ErrEmptyValue
-		}
+		validate = validateSetListpack
 	case t == TypeSet && e == EncIntset:
-		if err := intset.Validate(blob); err != nil {
-			return loadErr(t, e, err)
-		}
-		big = intset.Len(blob) > l.SetMaxIntsetEntries
-		if intset.Len(blob) == 0 {
-			return ErrEmptyValue
-		}
+		validate = intset.Validate
 	default:
 		return fmt.Errorf("%w: %s %s", ErrBadValue, t, e)
 	}
-	if !big && !listpack.SafeToAdd(nil, len(blob)) && e == EncListpack {
-		big = true
+	if err := validate(blob); err != nil {
+		return loadErr(t, e, err)
 	}
-	k := s.acquire(db, key, 0, false)
-	defer k.release()
-	if k.exists() {
-		if !replace {
-			return ErrKeyExists
+	var n, maxLen int
+	big := false
+	if e == EncIntset {
+		n = intset.Len(blob)
+		big = n > l.SetMaxIntsetEntries
+	} else {
+		n, maxLen = lpStats(blob)
+		switch t {
+		case TypeHash:
+			big = n/2 > l.HashMaxListpackEntries || maxLen > l.HashMaxListpackValue
+		case TypeZSet:
+			big = n/2 > l.ZSetMaxListpackEntries || maxLen > l.ZSetMaxListpackValue
+		default:
+			big = n > l.SetMaxListpackEntries || maxLen > l.SetMaxListpackValue
 		}
-		k.del()
+		big = big || !listpack.SafeToAdd(nil, len(blob))
+	}
+	if n == 0 {
+		return ErrEmptyValue
+	}
+	k, err := s.loadKey(db, key, replace)
+	defer k.release()
+	if err != nil {
+		return err
 	}
 	k.create(key, t, e, blob, len(blob), expireAt)
 	if big {
@@ -143,13 +133,10 @@ func (s *Store) LoadList(db int, key []byte, nodes [][]byte, expireAt int64, rep
 	if total == 0 {
 		return ErrEmptyValue
 	}
-	k := s.acquire(db, key, 0, false)
+	k, err := s.loadKey(db, key, replace)
 	defer k.release()
-	if k.exists() {
-		if !replace {
-			return ErrKeyExists
-		}
-		k.del()
+	if err != nil {
+		return err
 	}
 	k.listCreate(key)
 	for _, lp := range nodes {
@@ -165,6 +152,19 @@ func (s *Store) LoadList(db int, key []byte, nodes [][]byte, expireAt int64, rep
 		k.setTTL(expireAt)
 	}
 	return nil
+}
+
+// loadKey locks key for a load and deletes its value when replace; it
+// returns ErrKeyExists when key exists and !replace. The caller releases k.
+func (s *Store) loadKey(db int, key []byte, replace bool) (kv, error) {
+	k := s.acquire(db, key, 0, false)
+	if k.exists() {
+		if !replace {
+			return k, ErrKeyExists
+		}
+		k.del()
+	}
+	return k, nil
 }
 
 func loadErr(t Type, e Encoding, err error) error {
