@@ -1,0 +1,67 @@
+// Package aof manages Redis 7's multi-part append-only file: the manifest,
+// the base and incr files, the writer with group commit, loading, and the
+// file switch of a rewrite. It knows nothing of the store or the server:
+// commands come in RESP-encoded, go out as argument lists, and a base is
+// written and read through callbacks.
+//
+// # Layout (Redis 7.0, aof.c)
+//
+// Under Dir/DirName (appenddirname, default appendonlydir), for FileName
+// (appendfilename, default appendonly.aof):
+//
+//	appendonly.aof.manifest      file appendonly.aof.1.base.rdb seq 1 type b
+//	                             file appendonly.aof.1.incr.aof seq 1 type i
+//	appendonly.aof.1.base.rdb    the snapshot (RDB, or AOF commands in .base.aof)
+//	appendonly.aof.1.incr.aof    the commands since, RESP multibulk
+//
+// The manifest is replaced through temp-appendonly.aof.manifest: write,
+// fsync, rename, fsync of the directory. After a rewrite the replaced
+// files are listed as type h, deleted, and dropped from the manifest.
+//
+// # Writer and group commit
+//
+// Append copies the caller's bytes into a buffer under a mutex held for
+// the copy only, and returns a sequence number. One writer goroutine swaps
+// that buffer for a spare one, writes it with one write call and, with
+// Always, one fdatasync; then it publishes the group's last sequence as
+// Durable and calls the OnDurable callback. So one fsync covers every
+// goroutine's appends since the previous one. With EverySec the writer
+// writes at once and a second goroutine fsyncs about once a second; while
+// that fsync runs, the writer keeps buffering for up to two seconds
+// (counted in aof_delayed_fsync when it stops waiting), as Redis postpones
+// its write. With No nothing is fsynced before Close.
+//
+//	caller            writer goroutine                   fsync goroutine (EverySec)
+//	Append -> seq     take buffer, write(2)
+//	                  Always: fdatasync                  every second: fdatasync
+//	Durable() >= seq  publish seq, OnDurable(seq)
+//
+// A failed write is recorded as Redis records it (aof_last_write_status,
+// errno; a short write is cut off the file or counted as ENOSPC) and
+// retried every 100 ms, keeping everything appended meanwhile. A failed
+// Always fsync is final: Redis exits on it; here nothing later becomes
+// durable, Info reports FsyncFailed, and the server should refuse writes.
+//
+// # Rewrite
+//
+// Rewrite marks the instant in the append stream; the writer finishes the
+// current incr file there, fsyncs it, creates the next incr file and
+// persists a manifest listing it before writing any later append to it.
+// The base is written by the caller's function on another goroutine, from
+// a snapshot taken at that instant, to temp-rewriteaof-bg-<pid>.aof, then
+// renamed, and the manifest naming it is published.
+//
+// # Differences from Redis 7.0
+//
+//   - A MULTI torn off the last file is cut back to before the MULTI, also
+//     when the tear is inside the transaction.
+//   - A failed write with appendfsync always is retried (no acknowledged
+//     write is lost, as replies wait for Durable) where Redis exits.
+//   - Names holding a single quote are written quoted, so that the manifest
+//     reads back.
+//   - The old single-file layout (an appendonly.aof beside the directory)
+//     is not upgraded.
+//
+// The package reads the clock only to pace the EverySec fsync, retries and
+// the rewrite's duration.
+package aof

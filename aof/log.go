@@ -1,0 +1,340 @@
+package aof
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopkv/loopkv/resp"
+)
+
+// Fsync is the appendfsync policy.
+type Fsync int
+
+// Fsync policies.
+const (
+	EverySec Fsync = iota // write at once, fsync in the background about once a second
+	Always                // write and fsync each group before it is durable
+	No                    // write at once, leave flushing to the kernel
+)
+
+// String returns the policy's appendfsync name.
+func (f Fsync) String() string {
+	switch f {
+	case Always:
+		return "always"
+	case No:
+		return "no"
+	}
+	return "everysec"
+}
+
+// Options configure a Log. Zero fields take Redis's defaults.
+type Options struct {
+	Dir      string // the server's dir; default "."
+	DirName  string // appenddirname; default "appendonlydir"
+	FileName string // appendfilename; default "appendonly.aof"
+	Fsync    Fsync  // appendfsync
+
+	// LoadTruncated is aof-load-truncated: Load cuts a torn tail off the
+	// last file instead of refusing it.
+	LoadTruncated bool
+
+	// InitialBase, if not nil, writes the base of a log that Open creates
+	// (no manifest, or one listing neither base nor incr), as Redis 7.0
+	// writes a base from its dataset when it starts with AOF on and no AOF
+	// files. It receives the open base file; it may write RDB (starting
+	// with "REDIS") or AOF commands, and the file is named .base.rdb or
+	// .base.aof by what it wrote. Nil: the new log has only an incr file,
+	// which Redis loads as well; a server can call Rewrite after Open.
+	InitialBase func(w io.Writer) error
+
+	// Limits bounds the commands Load accepts; zero fields are resp's defaults.
+	Limits resp.Limits
+}
+
+// A Log is an open multi-part append-only file. Append, Durable, Info and
+// SetOnDurable may be called from any goroutine.
+type Log struct {
+	// immutable after Open
+	o   Options
+	dir string // the AOF directory
+
+	// guarded by mu, held only to copy bytes in or swap buffers
+	mu     sync.Mutex
+	buf    []byte // appended, not yet taken by the writer
+	seq    uint64 // the last sequence number handed out; 0 <= durable <= seq
+	cut    int    // -1, or the offset in buf where a rewrite switches files
+	cutSeq uint64 // the last sequence before cut
+	cutRes chan error
+	closed bool
+
+	wake chan struct{} // cap 1: appends or a close are waiting for the writer
+	done chan struct{} // closed when the writer goroutine has ended
+
+	durable   atomic.Uint64
+	onDurable atomic.Pointer[func(uint64)]
+
+	// owned by the writer goroutine
+	f        *os.File // the last incr file, O_APPEND
+	spare    []byte   // the buffer the writer gives back to Append
+	unsynced bool     // bytes written and not fsynced (EverySec, No)
+	postpone time.Time
+	closeErr error
+
+	st stats
+
+	// guarded by mmu
+	mmu       sync.Mutex
+	man       manifest
+	rewriting bool
+	rwStart   time.Time
+	rwDone    chan struct{} // closed when the running rewrite ends
+}
+
+// Open opens the log under o.Dir/o.DirName, reading its manifest, or
+// creating the directory, the files and the manifest as Redis 7.0 does when
+// it starts with appendonly yes (aof.c, aofOpenIfNeededOnServerStart): a
+// base if o.InitialBase is set, then incr file 1. Call Load, if there is
+// anything to load, before the first Append.
+func Open(o Options) (*Log, error) {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.DirName == "" {
+		o.DirName = "appendonlydir"
+	}
+	if o.FileName == "" {
+		o.FileName = "appendonly.aof"
+	}
+	if filepath.Base(o.FileName) != o.FileName || filepath.Base(o.DirName) != o.DirName {
+		return nil, errors.New("aof: appendfilename and appenddirname must be names, not paths")
+	}
+	l := &Log{o: o, dir: filepath.Join(o.Dir, o.DirName), cut: -1,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	l.st.lastRewriteSec.Store(-1)
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := l.readManifest(); err != nil {
+		return nil, err
+	}
+	if err := l.openLastIncr(); err != nil {
+		return nil, err
+	}
+	l.refreshSizes()
+	go l.run()
+	return l, nil
+}
+
+// manifestName is the manifest's file name.
+func (l *Log) manifestName() string { return l.o.FileName + ".manifest" }
+
+// readManifest loads the manifest, if there is one, into l.man.
+func (l *Log) readManifest() error {
+	path := filepath.Join(l.dir, l.manifestName())
+	data, err := readLimited(path, maxManifestSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	l.man, err = parseManifest(l.manifestName(), data)
+	return err
+}
+
+// readLimited reads a whole file of at most max bytes (one more is read to
+// tell that it is too long).
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max+1))
+}
+
+// openLastIncr writes the initial base if the log is new, opens the last
+// incr file for appending (naming a new one if there is none) and persists
+// the manifest.
+func (l *Log) openLastIncr() error {
+	m := l.man.clone()
+	dirty := false
+	if m.base == nil && len(m.incr) == 0 && l.o.InitialBase != nil {
+		name, err := l.writeBaseFile(&m, l.o.InitialBase)
+		if err != nil {
+			return err
+		}
+		m.base = &fileInfo{name: name, seq: m.baseSeq, typ: typeBase}
+		dirty = true
+	}
+	if len(m.incr) == 0 {
+		m.incr = append(m.incr, l.newIncrInfo(&m))
+		dirty = true
+	}
+	f, err := os.OpenFile(filepath.Join(l.dir, m.incr[len(m.incr)-1].name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if dirty {
+		if err := writeManifest(l.dir, l.o.FileName, &m); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	l.f, l.man = f, m
+	return nil
+}
+
+// newIncrInfo names the next incr file of m (aof.c, getNewIncrAofName).
+func (l *Log) newIncrInfo(m *manifest) fileInfo {
+	m.incrSeq++
+	return fileInfo{name: l.o.FileName + "." + itoa(m.incrSeq) + ".incr.aof", seq: m.incrSeq, typ: typeIncr}
+}
+
+// writeBaseFile writes a new base with fn through a temporary file and
+// renames it to the next base name of m, which it advances. The caller
+// lists it in the manifest.
+func (l *Log) writeBaseFile(m *manifest, fn func(w io.Writer) error) (string, error) {
+	tmp := l.path(tempBaseName())
+	rdb, err := writeTemp(tmp, fn, l.closing)
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	name := l.baseName(m, rdb)
+	if err := os.Rename(tmp, l.path(name)); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return name, nil
+}
+
+// writeTemp creates path, runs fn on a buffered writer to it, and flushes
+// and fsyncs it. It reports whether the content starts with "REDIS" (an
+// RDB). Writes fail with ErrClosed once stop reports true.
+func writeTemp(path string, fn func(w io.Writer) error, stop func() bool) (rdb bool, err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	sw := &sniffWriter{w: f, stop: stop}
+	bw := bufio.NewWriterSize(sw, 256<<10)
+	if err := fn(bw); err != nil {
+		return false, err
+	}
+	if err := bw.Flush(); err != nil {
+		return false, err
+	}
+	if err := fdatasync(f); err != nil {
+		return false, err
+	}
+	return string(sw.head) == "REDIS", nil
+}
+
+// sniffWriter keeps the first five bytes written through it, and fails
+// writes once stop reports true.
+type sniffWriter struct {
+	w    io.Writer
+	head []byte
+	stop func() bool
+}
+
+func (s *sniffWriter) Write(p []byte) (int, error) {
+	if s.stop != nil && s.stop() {
+		return 0, ErrClosed
+	}
+	if n := min(5-len(s.head), len(p)); n > 0 {
+		s.head = append(s.head, p[:n]...)
+	}
+	return s.w.Write(p)
+}
+
+// closing reports whether Close has been called.
+func (l *Log) closing() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// Append queues RESP-encoded commands, copying them, and returns their
+// sequence number: the n-th call returns n. It never waits for the disk:
+// the writer goroutine writes (and, with Always, fsyncs) everything
+// appended so far in one go, then Durable covers it. Appends from several
+// goroutines are written in the order they took the lock. After Close,
+// Append drops cmds and the sequence it returns never becomes durable.
+func (l *Log) Append(cmds []byte) uint64 {
+	l.mu.Lock()
+	l.seq++
+	seq := l.seq
+	if !l.closed {
+		l.buf = append(l.buf, cmds...)
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return seq
+}
+
+// Durable returns the highest sequence number whose commands are on disk:
+// fsynced with Always, written to the file (the kernel's page cache) with
+// EverySec and No.
+func (l *Log) Durable() uint64 { return l.durable.Load() }
+
+// SetOnDurable sets the function the writer goroutine calls after each
+// group write (and fsync, with Always), with the new Durable value. fn must
+// not block: it runs on the writer's goroutine, and the next group waits
+// for it. nil removes it.
+func (l *Log) SetOnDurable(fn func(seq uint64)) {
+	if fn == nil {
+		l.onDurable.Store(nil)
+		return
+	}
+	l.onDurable.Store(&fn)
+}
+
+// Close writes what was appended, fsyncs and closes the file, whatever the
+// policy. A rewrite in progress is abandoned (its base writer's writes fail
+// with ErrClosed) and Close waits for it to end. Close returns the last
+// write or fsync error if the final flush failed; it is safe to call twice.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	already := l.closed
+	l.closed = true
+	l.mu.Unlock()
+	if !already {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	<-l.done
+	l.mmu.Lock()
+	rw := l.rwDone
+	l.mmu.Unlock()
+	if rw != nil {
+		<-rw
+	}
+	return l.closeErr
+}
+
+// itoa formats a seq or a pid.
+func itoa[T int | int64](n T) string { return strconv.FormatInt(int64(n), 10) }
+
+// path returns the path of a file in the AOF directory.
+func (l *Log) path(name string) string { return filepath.Join(l.dir, name) }

@@ -1,0 +1,308 @@
+package aof
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Writer timing. retryInterval is how soon a failed write is tried again
+// (Redis retries from serverCron, within a second); postponeLimit is how
+// long an EverySec write may wait for a running fsync (aof.c,
+// flushAppendOnlyFile: two seconds).
+var (
+	retryInterval  = 100 * time.Millisecond
+	postponeCheck  = 50 * time.Millisecond
+	postponeLimit  = 2 * time.Second
+	everySecPeriod = time.Second
+)
+
+// group is the batch the writer has taken from Append's buffer and not yet
+// written completely. 0 <= cut <= len(data) when a rewrite switches files
+// inside it, else cut < 0.
+type group struct {
+	data   []byte
+	seq    uint64 // the last sequence in data
+	cut    int
+	cutSeq uint64
+	cutRes chan error
+}
+
+// run is the writer goroutine: it writes each group Append gathered, then
+// fsyncs it (Always) and publishes Durable, until Close.
+func (l *Log) run() {
+	defer close(l.done)
+	var syncReq chan *os.File
+	var tick <-chan time.Time
+	if l.o.Fsync == EverySec {
+		syncReq = make(chan *os.File, 1)
+		go l.bgFsync(syncReq)
+		defer close(syncReq)
+		t := time.NewTicker(everySecPeriod)
+		defer t.Stop()
+		tick = t.C
+	}
+	g := group{cut: -1}
+	var again *time.Timer
+	for {
+		var againC <-chan time.Time
+		if again != nil {
+			againC = again.C
+		}
+		select {
+		case <-l.wake:
+		case <-tick:
+			l.startBgFsync(syncReq)
+		case <-againC:
+			again = nil
+		}
+		closed := l.closing()
+		wait := l.flush(&g, closed)
+		if closed {
+			l.finish(&g)
+			return
+		}
+		if wait > 0 && again == nil {
+			again = time.NewTimer(wait)
+		}
+	}
+}
+
+// flush takes what Append gathered, unless a failed group is still
+// pending, and writes it. It returns how soon to try again when it left
+// bytes unwritten (a write error, or an EverySec write postponed behind a
+// running fsync), else 0.
+func (l *Log) flush(g *group, force bool) time.Duration {
+	if l.st.fatal.Load() != nil {
+		l.drop(g)
+		return 0
+	}
+	if len(g.data) == 0 && g.cut < 0 {
+		if !l.take(g) {
+			return 0
+		}
+	}
+	if l.o.Fsync == EverySec && !force && g.cut < 0 && l.st.bioPending.Load() != 0 {
+		if l.postpone.IsZero() {
+			l.postpone = time.Now()
+			return postponeCheck
+		}
+		if time.Since(l.postpone) < postponeLimit {
+			return postponeCheck
+		}
+		l.st.delayedFsync.Add(1)
+	}
+	l.postpone = time.Time{}
+	if g.cut >= 0 {
+		if !l.write(g, g.cut, g.cutSeq) {
+			return retryInterval
+		}
+		l.switchFile(g)
+	}
+	if !l.write(g, len(g.data), g.seq) {
+		return retryInterval
+	}
+	l.spare, g.data = g.data[:0], nil
+	if cap(l.spare) > 4<<20 {
+		l.spare = nil // a burst made it huge: let it go
+	}
+	l.st.pending.Store(0)
+	return 0
+}
+
+// take moves Append's buffer into g, giving Append the spare buffer. It
+// reports false if there was nothing to take.
+func (l *Log) take(g *group) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buf) == 0 && l.cut < 0 {
+		return false
+	}
+	*g = group{data: l.buf, seq: l.seq, cut: l.cut, cutSeq: l.cutSeq, cutRes: l.cutRes}
+	l.buf, l.cut, l.cutRes = l.spare, -1, nil
+	l.spare = nil
+	l.st.pending.Store(int64(len(g.data)))
+	return true
+}
+
+// drop discards what was appended once an fsync failed: none of it can be
+// made durable.
+func (l *Log) drop(g *group) {
+	if g.cutRes != nil {
+		g.cutRes <- l.st.fatal.Load().err
+	}
+	*g = group{cut: -1}
+	l.mu.Lock()
+	l.buf = l.buf[:0]
+	if l.cutRes != nil {
+		l.cutRes <- l.st.fatal.Load().err
+		l.cut, l.cutRes = -1, nil
+	}
+	l.mu.Unlock()
+	l.st.pending.Store(0)
+}
+
+// write writes g.data[:end] (whose last sequence is seq) to the current
+// file, fsyncs it with Always, and publishes seq as durable. On a write
+// error it records the error as Redis does, removes a short write if it can
+// (aof.c, flushAppendOnlyFile), keeps the unwritten rest in g and reports
+// false.
+func (l *Log) write(g *group, end int, seq uint64) bool {
+	b := g.data[:end]
+	for len(b) > 0 {
+		n, err := l.f.Write(b)
+		l.st.incrSize.Add(int64(n))
+		if err == nil {
+			b = b[n:]
+			continue
+		}
+		if n > 0 {
+			size := l.st.incrSize.Load() - int64(n)
+			if l.f.Truncate(size) == nil {
+				l.st.incrSize.Store(size)
+			} else {
+				b = b[n:] // it stays in the file; Redis keeps it too
+			}
+		}
+		l.recordWriteError(err, n > 0)
+		g.data = append(g.data[:0], g.data[end-len(b):]...)
+		if g.cut >= 0 {
+			g.cut -= end - len(b)
+		}
+		l.st.pending.Store(int64(len(g.data)))
+		return false
+	}
+	l.st.writeFailed.Store(false)
+	if l.o.Fsync == Always {
+		if err := fdatasync(l.f); err != nil {
+			// Redis exits here: after a failed fsync the page cache cannot
+			// be trusted, so nothing later is ever reported durable.
+			l.recordWriteError(err, false)
+			l.st.fatal.Store(&fatalErr{err})
+			return true
+		}
+	} else {
+		l.unsynced = true
+	}
+	l.publish(seq)
+	return true
+}
+
+// publish advances Durable to seq and tells the callback.
+func (l *Log) publish(seq uint64) {
+	if seq <= l.durable.Load() {
+		return
+	}
+	l.durable.Store(seq)
+	if fn := l.onDurable.Load(); fn != nil {
+		(*fn)(seq)
+	}
+}
+
+// recordWriteError sets aof_last_write_status:err and its errno; a short
+// write counts as ENOSPC, as Redis counts it.
+func (l *Log) recordWriteError(err error, short bool) {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) || short {
+		errno = syscall.ENOSPC
+	}
+	l.st.writeErrno.Store(int64(errno))
+	l.st.writeFailed.Store(true)
+}
+
+// startBgFsync hands the current file to the fsync goroutine if there are
+// unsynced bytes and no fsync is running (EverySec).
+func (l *Log) startBgFsync(req chan *os.File) {
+	if !l.unsynced || l.st.bioPending.Load() != 0 {
+		return
+	}
+	l.unsynced = false
+	l.st.bioPending.Store(1)
+	req <- l.f
+}
+
+// bgFsync is the EverySec fsync goroutine (Redis's BIO_AOF_FSYNC job).
+func (l *Log) bgFsync(req chan *os.File) {
+	for f := range req {
+		if err := fdatasync(f); err != nil {
+			var errno syscall.Errno
+			if !errors.As(err, &errno) {
+				errno = syscall.EIO
+			}
+			l.st.bioErrno.Store(int64(errno))
+			l.st.bioFailed.Store(true)
+		} else {
+			l.st.bioFailed.Store(false)
+		}
+		l.st.bioPending.Store(0)
+	}
+}
+
+// switchFile ends the incr file before a rewrite's cut and opens the next
+// one; g.data[:g.cut] is already written. The new file is listed in the
+// manifest before anything is written to it (aof.c,
+// openNewIncrAofForAppend). If that fails the old file stays current and
+// the rewrite is told so.
+func (l *Log) switchFile(g *group) {
+	res := g.cutRes
+	g.data = append(g.data[:0], g.data[g.cut:]...)
+	g.cut, g.cutRes = -1, nil
+	err := l.openNextIncr()
+	if res != nil {
+		res <- err
+	}
+}
+
+// openNextIncr fsyncs and closes the current incr file and opens the next,
+// persisting the manifest that lists it.
+func (l *Log) openNextIncr() error {
+	l.mmu.Lock()
+	defer l.mmu.Unlock()
+	m := l.man.clone()
+	fi := l.newIncrInfo(&m)
+	m.incr = append(m.incr, fi)
+	f, err := os.OpenFile(l.path(fi.name), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := writeManifest(l.dir, l.o.FileName, &m); err != nil {
+		f.Close()
+		os.Remove(l.path(fi.name))
+		return err
+	}
+	if l.o.Fsync != Always {
+		if err := fdatasync(l.f); err != nil {
+			l.recordWriteError(err, false)
+		}
+		l.unsynced = false
+	}
+	l.f.Close()
+	l.f, l.man = f, m
+	l.st.otherIncr.Add(l.st.incrSize.Swap(0))
+	return nil
+}
+
+// finish writes what is left at Close, fsyncs and closes the file.
+func (l *Log) finish(g *group) {
+	for range 2 { // what was pending, then what Append added meanwhile
+		if len(g.data) > 0 || g.cut >= 0 || l.take(g) {
+			if l.flush(g, true) != 0 {
+				l.closeErr = errors.New("aof: writing at close: " + syscall.Errno(l.st.writeErrno.Load()).Error())
+				break
+			}
+		}
+	}
+	if g.cutRes != nil {
+		g.cutRes <- ErrClosed
+	}
+	if f := l.st.fatal.Load(); f != nil && l.closeErr == nil {
+		l.closeErr = f.err
+	}
+	if err := fdatasync(l.f); err != nil && l.closeErr == nil {
+		l.closeErr = err
+	}
+	if err := l.f.Close(); err != nil && l.closeErr == nil {
+		l.closeErr = err
+	}
+}
