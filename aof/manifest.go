@@ -223,7 +223,7 @@ func appendManifest(dst []byte, m *manifest) []byte {
 func appendFileInfo(dst []byte, fi *fileInfo) []byte {
 	dst = append(dst, "file "...)
 	if needsRepr(fi.name) {
-		dst = appendRepr(dst, fi.name)
+		dst = resp.AppendRepr(dst, fi.name)
 	} else {
 		dst = append(dst, fi.name...)
 	}
@@ -245,35 +245,6 @@ func needsRepr(s string) bool {
 		}
 	}
 	return false
-}
-
-// appendRepr appends s double-quoted with Redis's sdscatrepr escapes.
-func appendRepr(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\a':
-			dst = append(dst, '\\', 'a')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		default:
-			if c < ' ' || c >= 0x7f {
-				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
-			} else {
-				dst = append(dst, c)
-			}
-		}
-	}
-	return append(dst, '"')
 }
 
 // writeManifest replaces the manifest file in dir: a temporary file,
