@@ -108,13 +108,9 @@ func (d *decoder) readValue(t byte) error {
 // readItems reads a count and count*stride strings (LIST, SET, HASH) and
 // checks that set members and hash fields are unique.
 func (d *decoder) readItems(what string, stride int, at int64) error {
-	n, err := d.r.readCount(what)
-	if err != nil {
+	n, err := d.count(what)
+	if err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		d.obj.empty = true
-		return nil
 	}
 	for i := uint64(0); i < n; i++ {
 		for j := 0; j < stride; j++ {
@@ -131,15 +127,20 @@ func (d *decoder) readItems(what string, stride int, at int64) error {
 	return nil
 }
 
+// count reads a collection's count; a zero one makes the object empty.
+func (d *decoder) count(what string) (uint64, error) {
+	n, err := d.r.readCount(what)
+	if err == nil && n == 0 {
+		d.obj.empty = true
+	}
+	return n, err
+}
+
 // readZSet reads ZSET (text scores) or ZSET_2 (binary scores).
 func (d *decoder) readZSet(binaryScores bool, at int64) error {
-	n, err := d.r.readCount("a sorted set")
-	if err != nil {
+	n, err := d.count("a sorted set")
+	if err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		d.obj.empty = true
-		return nil
 	}
 	for i := uint64(0); i < n; i++ {
 		m, err := d.str("a sorted set member")
