@@ -87,7 +87,7 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 		sh := &s.shards[idx/uint64(s.databases)]
 		db := int(idx % uint64(s.databases))
 		s.lockShard(sh)
-		ttlSum, ttlN, done := sh.expireTable(&sh.dbs[db], s.sbits, now, start, budget)
+		ttlSum, ttlN, done := sh.expireTable(s, db, now, start, budget)
 		s.unlockShard(sh)
 		if ttlN > 0 {
 			// Redis: db->avg_ttl = (db->avg_ttl/50)*49 + (avg_ttl/50).
@@ -110,7 +110,8 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 // expireTable runs the sampling rounds on one table and returns the sum and
 // count of the remaining TTLs it saw on live keys; done is false when the
 // budget ran out first. Caller holds sh.mu.
-func (sh *shard) expireTable(t *keyTable, sbits uint, now int64, start time.Time, budget time.Duration) (ttlSum, ttlN int64, done bool) {
+func (sh *shard) expireTable(s *Store, db int, now int64, start time.Time, budget time.Duration) (ttlSum, ttlN int64, done bool) {
+	t := &sh.dbs[db]
 	for round := 1; len(t.expires) > 0; round++ {
 		if round%16 == 0 && time.Since(start) > budget {
 			return ttlSum, ttlN, false
@@ -121,8 +122,7 @@ func (sh *shard) expireTable(t *keyTable, sbits uint, now int64, start time.Time
 			r := t.expires[sh.rand()%uint64(len(t.expires))]
 			at := recExpire(t.a.at(r))
 			if at <= now {
-				t.remove(r, sbits)
-				sh.expired++
+				s.expireRec(sh, t, db, r)
 				expired++
 				continue
 			}

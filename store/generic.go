@@ -82,8 +82,7 @@ func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
 	if r != noRef && t.expired(t.a.at(r), now) {
-		t.remove(r, s.sbits)
-		sh.expired++
+		s.expireRec(sh, t, db, r)
 		r = noRef
 	}
 	if r == noRef {
@@ -305,8 +304,7 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 			r := t.keys.random(&t.a, sh.rand)
 			b := t.a.at(r)
 			if t.expired(b, now) {
-				t.remove(r, s.sbits)
-				sh.expired++
+				s.expireRec(sh, t, db, r)
 				continue
 			}
 			dst = enc(dst, recKeyOf(b))

@@ -26,6 +26,7 @@ type EncodeFunc func(dst, v []byte) []byte
 type Store struct {
 	*keyspace
 	held *shardSet // the shards a Lock view holds; nil for the keyspace itself
+	j    *Journal  // where the view records the keys it removes by itself; nil for none (journal.go)
 }
 
 // keyspace is a Store's state.
@@ -162,7 +163,7 @@ func (s *Store) unlockShard(sh *shard) {
 // operations on keys whose shards it holds (all, for an operation that
 // walks the keyspace: FLUSHDB, SWAPDB, KEYS, SCAN, RANDOMKEY, DBSIZE).
 func (s *Store) Lock(keys [][]byte, all bool) *Store {
-	v := &Store{keyspace: s.keyspace, held: new(shardSet)}
+	v := &Store{keyspace: s.keyspace, held: new(shardSet), j: s.j}
 	if all {
 		for i := range s.shards {
 			v.held.add(i)
@@ -257,8 +258,7 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
 		if k.t.expired(b, now) {
-			k.t.remove(k.r, s.sbits)
-			sh.expired++
+			s.expireRec(sh, k.t, db, k.r)
 			k.r = noRef
 		} else {
 			setRecLRU(b, lruClock(now))

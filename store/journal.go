@@ -1,0 +1,91 @@
+package store
+
+// A Journal records, in order, the keys the store removes by itself while
+// a caller's operations run: keys whose TTL had passed when an operation
+// looked them up (lazy expiry) or when ActiveExpireCycle sampled them, and
+// keys Evict deleted. The server reads it after each command to publish
+// the expired and evicted keyspace events and to propagate the deletions
+// before the command itself, as Redis's expireIfNeeded and
+// performEvictions do.
+//
+// A Journal is used by one goroutine at a time: the operations of a view
+// made by WithJournal (and of the Lock views of that view) append to it.
+// Its buffers are reused after Reset, so a steady workload does not
+// allocate.
+type Journal struct {
+	keys []byte         // the keys, one after the other
+	ents []journalEntry // in the order the store removed them
+}
+
+// journalEntry is one removed key: keys[start:end] of the Journal.
+type journalEntry struct {
+	start, end uint32
+	db         int32
+	evicted    bool
+}
+
+// Len returns the number of keys recorded since the last Reset.
+func (j *Journal) Len() int { return len(j.ents) }
+
+// Each calls fn with every key recorded since the last Reset, in the order
+// they were removed: its database, its name, and whether Evict removed it
+// (false: it had expired). key is valid until Reset.
+func (j *Journal) Each(fn func(db int, key []byte, evicted bool)) {
+	for _, e := range j.ents {
+		fn(int(e.db), j.keys[e.start:e.end:e.end], e.evicted)
+	}
+}
+
+// At returns the i-th key recorded, 0 <= i < Len(), as Each passes it.
+func (j *Journal) At(i int) (db int, key []byte, evicted bool) {
+	e := j.ents[i]
+	return int(e.db), j.keys[e.start:e.end:e.end], e.evicted
+}
+
+// Reset forgets the recorded keys, keeping the buffers.
+func (j *Journal) Reset() {
+	j.keys = j.keys[:0]
+	j.ents = j.ents[:0]
+}
+
+// journalKeep bounds the buffers a Journal keeps across Reset: a command
+// that removed a million keys does not pin their names afterwards.
+const journalKeep = 64 << 10
+
+func (j *Journal) add(db int, key []byte, evicted bool) {
+	if len(j.ents) == 0 && cap(j.keys) > journalKeep {
+		j.keys, j.ents = nil, nil
+	}
+	start := len(j.keys)
+	j.keys = append(j.keys, key...)
+	j.ents = append(j.ents, journalEntry{start: uint32(start), end: uint32(len(j.keys)), db: int32(db), evicted: evicted})
+}
+
+// WithJournal returns a view of s whose operations record into j the keys
+// the store removes by itself (see Journal). Lock views of the returned
+// view record into j too. The view shares s's keyspace, and s's held
+// locks when s is a Lock view.
+func (s *Store) WithJournal(j *Journal) *Store {
+	return &Store{keyspace: s.keyspace, held: s.held, j: j}
+}
+
+// expireRec deletes record r of table t (database db), whose TTL has
+// passed, counting it and recording it in the view's journal. Caller holds
+// sh.mu.
+func (s *Store) expireRec(sh *shard, t *keyTable, db int, r ref) {
+	if s.j != nil {
+		s.j.add(db, recKeyOf(t.a.at(r)), false)
+	}
+	t.remove(r, s.sbits)
+	sh.expired++
+}
+
+// evictRec deletes record r of table t (database db) to free memory,
+// counting it and recording it in the view's journal. Caller holds sh.mu.
+func (s *Store) evictRec(sh *shard, t *keyTable, db int, r ref) {
+	if s.j != nil {
+		s.j.add(db, recKeyOf(t.a.at(r)), true)
+	}
+	t.remove(r, s.sbits)
+	sh.evicted++
+}
