@@ -158,12 +158,13 @@ func (s *Server) serveBlocked(c *cmdCtx, cmd *command) {
 		if r.Flags&(keyRO) != 0 && r.Flags&(keyRW|keyOW|keyRM) == 0 {
 			continue // a key the command only read
 		}
-		s.serveKey(c.db(), c.args[r.Pos])
+		s.serveKey(c, c.db(), c.args[r.Pos])
 	}
 }
 
-// serveKey serves key's waiters; see serveBlocked.
-func (s *Server) serveKey(db int, key []byte) {
+// serveKey serves key's waiters in db; see serveBlocked. The pops run on
+// c's store view, and their events are c's (notify.go).
+func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 	bt := &s.blocked
 	var woken []*waiter
 	var moved [][]byte // destinations of served BLMOVEs, which may have waiters of their own
@@ -174,7 +175,7 @@ func (s *Server) serveKey(db int, key []byte) {
 			break
 		}
 		w := q[0]
-		out, served, st := w.pop(s.store, w, key, w.reply[:0])
+		out, served, st := w.pop(c.store, w, key, w.reply[:0])
 		if st != store.OK || !served {
 			// empty, or of another type now (SET over a waited-on key):
 			// the waiters stay blocked, as in Redis 7.0
@@ -197,7 +198,7 @@ func (s *Server) serveKey(db int, key []byte) {
 	}
 	for _, d := range moved {
 		if bt.n.Load() > 0 {
-			s.serveKey(db, d)
+			s.serveKey(c, db, d)
 		}
 	}
 }

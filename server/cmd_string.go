@@ -190,6 +190,9 @@ func setGeneric(c *cmdCtx, o store.SetOptions, get bool) {
 		var found bool
 		var st store.Status
 		c.out, found, st = c.store.SetGet(c.db(), c.args[1], c.args[2], c.now, o, c.out, resp.AppendBulk)
+		if st == store.OK {
+			c.notifySet(o)
+		}
 		if st == store.WrongType {
 			c.errReply(errWrongType)
 		} else if !found {
@@ -201,11 +204,15 @@ func setGeneric(c *cmdCtx, o store.SetOptions, get bool) {
 		c.null()
 		return
 	}
+	c.notifySet(o)
 	c.ok()
 }
 
 func cmdSetNX(c *cmdCtx) {
 	st := c.store.Set(c.db(), c.args[1], c.args[2], c.now, store.SetOptions{Mode: store.SetNX})
+	if st == store.OK {
+		c.notify(notifyString, "set", c.args[1])
+	}
 	c.integer(b2i(st == store.OK))
 }
 
@@ -219,6 +226,7 @@ func setExpiring(c *cmdCtx, unit int) {
 		return
 	}
 	if c.store.Set(c.db(), c.args[1], c.args[3], c.now, store.SetOptions{ExpireAt: at}) == store.OK {
+		c.notifySet(store.SetOptions{ExpireAt: at})
 		c.ok()
 	}
 }
@@ -228,6 +236,9 @@ func cmdGetSet(c *cmdCtx) { setGeneric(c, store.SetOptions{}, true) }
 func cmdGetDel(c *cmdCtx) {
 	var st store.Status
 	c.out, st = c.store.GetDel(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
+	if st == store.OK {
+		c.notify(notifyGeneric, "del", c.args[1])
+	}
 	c.nullUnlessOK(st)
 }
 
@@ -253,6 +264,16 @@ func cmdGetEx(c *cmdCtx) {
 	o.Persist = flags&optPersist != 0
 	var st store.Status
 	c.out, st = c.store.GetEx(c.db(), c.args[1], c.now, o, c.out, resp.AppendBulk)
+	if st == store.OK {
+		switch {
+		case o.ExpireAt != 0 && o.ExpireAt <= c.now:
+			c.notify(notifyGeneric, "del", c.args[1])
+		case o.ExpireAt != 0:
+			c.notify(notifyGeneric, "expire", c.args[1])
+		case o.Persist:
+			c.notify(notifyGeneric, "persist", c.args[1])
+		}
+	}
 	c.nullUnlessOK(st)
 }
 
@@ -276,6 +297,7 @@ func cmdMSet(c *cmdCtx) {
 		return
 	}
 	c.store.MSet(c.db(), c.args[1:], c.now)
+	c.notifyPairs(notifyString, "set")
 	c.ok()
 }
 
@@ -284,7 +306,11 @@ func cmdMSetNX(c *cmdCtx) {
 		c.errReply(errWrongArity(c.args[0]))
 		return
 	}
-	c.integer(b2i(c.store.MSetNX(c.db(), c.args[1:], c.now)))
+	set := c.store.MSetNX(c.db(), c.args[1:], c.now)
+	if set {
+		c.notifyPairs(notifyString, "set")
+	}
+	c.integer(b2i(set))
 }
 
 func cmdIncr(c *cmdCtx) { incrBy(c, 1) }
@@ -315,6 +341,7 @@ func incrBy(c *cmdCtx, delta int64) {
 		c.errReply(statusError(st))
 		return
 	}
+	c.notify(notifyString, "incrby", c.args[1])
 	c.integer(n)
 }
 
@@ -323,7 +350,9 @@ func cmdIncrByFloat(c *cmdCtx) {
 	c.out, st = c.store.IncrByFloat(c.db(), c.args[1], c.now, c.args[2], c.out, resp.AppendBulk)
 	if st != store.OK {
 		c.errReply(statusError(st))
+		return
 	}
+	c.notify(notifyString, "incrbyfloat", c.args[1])
 }
 
 func cmdAppend(c *cmdCtx) {
@@ -332,6 +361,7 @@ func cmdAppend(c *cmdCtx) {
 		c.errReply(statusError(st))
 		return
 	}
+	c.notify(notifyString, "append", c.args[1])
 	c.integer(int64(n))
 }
 
@@ -375,6 +405,9 @@ func cmdSetRange(c *cmdCtx) {
 	if st != store.OK {
 		c.errReply(statusError(st))
 		return
+	}
+	if len(c.args[3]) > 0 {
+		c.notify(notifyString, "setrange", c.args[1])
 	}
 	c.integer(int64(n))
 }

@@ -33,7 +33,8 @@ type loopState struct {
 	out     []byte // replies of the current callback; len 0 between callbacks
 	scratch []byte // lower-cased command names for lookupCommand
 	conns   []*connState
-	tls     tlsLoop // TLS plaintext scratch (tls.go)
+	tls     tlsLoop     // TLS plaintext scratch (tls.go)
+	journal loopJournal // the loop's journaled store view (notify.go)
 
 	// written by the loop, read by INFO from any goroutine
 	commands atomic.Int64
@@ -321,7 +322,7 @@ const (
 // each loop.
 func (h *handler) tick(n int) {
 	reanchorClock()
-	activeExpire(h.s.store, nowMs(), expireBudget)
+	h.s.activeExpire(nowMs(), expireBudget)
 	if n%sweepEvery != 0 {
 		return
 	}

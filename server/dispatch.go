@@ -17,6 +17,12 @@ type cmdCtx struct {
 	out  []byte        // replies are appended here
 	now  int64         // Unix time in milliseconds, read at most once per batch; 0 until read (call)
 	mono time.Duration // since clockStart: when the last command ended, or 0 (stats.go, beginCall)
+	// the loop's journal, nil for a client without a loop (notify.go)
+	jl *loopJournal
+	// dirty counts the changes of the running command, Redis's server.dirty
+	// (notify.go): a handler's c.notify calls add to it; compare before and
+	// after a nested call. endCommand adds it to Server.dirty and zeroes it.
+	dirty int64
 }
 
 // db is the client's selected database.

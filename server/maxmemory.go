@@ -92,11 +92,17 @@ func evictBudget(tenacity int64) time.Duration {
 // ms, for the LRU clock. Without a limit, or under it, it costs two atomic
 // loads and does not allocate.
 func (s *Server) checkMemory(cmd *command, now int64) (errText string) {
+	return s.checkMemoryOn(s.store, cmd, now)
+}
+
+// checkMemoryOn is checkMemory evicting through the store view view, whose
+// journal records the evicted keys (notify.go).
+func (s *Server) checkMemoryOn(view *store.Store, cmd *command, now int64) (errText string) {
 	limit := s.cfg.mem.maxMemory.Load()
 	if limit <= 0 || s.store.UsedMemory() <= limit {
 		return ""
 	}
-	n, st := s.store.Evict(now, s.cfg.mem.evictOptions())
+	n, st := view.Evict(now, s.cfg.mem.evictOptions())
 	s.countEviction(n)
 	if st == store.OutOfMemory && cmd.Flags&flagDenyOOM != 0 {
 		return errOOM
@@ -111,8 +117,11 @@ var (
 			s.cfg.mem.maxMemory.Store(n)
 			applySoftMemoryLimit(n)
 			// Redis starts evicting at once when the limit drops below use.
-			evicted, _ := s.store.Evict(time.Now().UnixMilli(), s.cfg.mem.evictOptions())
-			s.countEviction(evicted)
+			now := time.Now().UnixMilli()
+			s.inBackground(now, func(st *store.Store) { // notify.go
+				evicted, _ := st.Evict(now, s.cfg.mem.evictOptions())
+				s.countEviction(evicted)
+			})
 		})
 	maxMemoryPolicyParam = configParam{name: "maxmemory-policy",
 		get: func(s *Server) string { return s.cfg.mem.policyName() },

@@ -363,7 +363,7 @@ func cmdExec(c *cmdCtx) {
 	defer m.release()
 	m.materialize()
 	keys, all := m.lockSet()
-	view := s.store.Lock(keys, all)
+	view := c.store.Lock(keys, all) // journaled: lazy expiry inside EXEC is recorded (notify.go)
 	if s.watchBroken(cl, c.now) {
 		view.Unlock()
 		s.unwatchAll(cl)
@@ -385,7 +385,7 @@ func cmdExec(c *cmdCtx) {
 			if s.blocked.n.Load() == 0 {
 				break
 			}
-			s.serveKey(w.db, w.key)
+			s.serveKey(c, w.db, w.key)
 		}
 	}
 	m.written, cl.written = cl.written, nil

@@ -42,7 +42,8 @@ type client struct {
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
 	s.lazy()
 	ctx := &cl.ctx
-	ctx.srv, ctx.cl, ctx.store, ctx.out, ctx.now, ctx.mono = s, cl, s.store, out, now, 0
+	ctx.srv, ctx.cl, ctx.out, ctx.now, ctx.mono = s, cl, out, now, 0
+	ctx.store, ctx.jl = s.loopStore(cl) // notify.go
 	consumed, closeAfter := 0, false
 	for consumed < len(in) && !cl.quit && cl.blocked == nil && len(ctx.out) < batchOutLimit {
 		if !cl.authed || cl.tight {
@@ -63,6 +64,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		}
 		ctx.args = args
 		s.call(ctx, scratch)
+		ctx.endCommand() // notify.go
 	}
 	out = ctx.out
 	ctx.args, ctx.out = nil, nil // an idle client keeps no reference to loop buffers
@@ -95,7 +97,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	}
 	if !cl.execing {
 		// inside EXEC the store is locked: no eviction until it ends
-		if msg := s.checkMemory(cmd, c.now); msg != "" {
+		if msg := s.checkMemoryOn(c.store, cmd, c.now); msg != "" {
 			c.rejectQueued(cmd, msg)
 			return
 		}

@@ -9,13 +9,14 @@ import (
 // Calls into the store that server makes outside command handlers, kept in
 // one place.
 
-// activeExpire runs one active expiry cycle.
-func activeExpire(st *store.Store, now int64, budget time.Duration) {
-	if st == nil {
+// activeExpire runs one active expiry cycle, on the background journal's
+// view so that the expired keys are published (notify.go).
+func (s *Server) activeExpire(now int64, budget time.Duration) {
+	if s.store == nil {
 		return
 	}
-	st.ActiveExpireCycle(now, budget)
-	st.RehashCycle(rehashBudget)
+	s.inBackground(now, func(st *store.Store) { st.ActiveExpireCycle(now, budget) })
+	s.store.RehashCycle(rehashBudget)
 }
 
 // rehashBudget is how long each tick may free deleted big values and move

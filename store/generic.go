@@ -149,6 +149,7 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 			return NotSet
 		}
 		kd.del()
+		kd.replaced = false // RENAME, COPY and MOVE add the key anew, as Redis's dbDelete then dbAdd
 	}
 	if del && ks.t == kd.t {
 		// a rename within one table: the new record takes over the value,

@@ -12,53 +12,82 @@ package store
 // made by WithJournal (and of the Lock views of that view) append to it.
 // Its buffers are reused after Reset, so a steady workload does not
 // allocate.
+//
+// With TrackNew, the journal also records the keys the operations create
+// (for the "new" keyspace event), in the same order as the removals; Len
+// and Each still see only the removals, Entries and Entry see both.
 type Journal struct {
-	keys []byte         // the keys, one after the other
-	ents []journalEntry // in the order the store removed them
+	keys     []byte         // the keys, one after the other
+	ents     []journalEntry // in the order the store removed (or created) them
+	removed  int            // entries that are removals, not creations
+	trackNew bool
 }
 
-// journalEntry is one removed key: keys[start:end] of the Journal.
+// JournalKind is what happened to a key a Journal recorded.
+type JournalKind uint8
+
+const (
+	JournalExpired JournalKind = iota // deleted because its TTL had passed
+	JournalEvicted                    // deleted by Evict
+	JournalNew                        // created (recorded only with TrackNew)
+)
+
+// journalEntry is one recorded key: keys[start:end] of the Journal.
 type journalEntry struct {
 	start, end uint32
 	db         int32
-	evicted    bool
+	kind       JournalKind
 }
 
-// Len returns the number of keys recorded since the last Reset.
-func (j *Journal) Len() int { return len(j.ents) }
+// Len returns the number of keys removed since the last Reset.
+func (j *Journal) Len() int { return j.removed }
 
-// Each calls fn with every key recorded since the last Reset, in the order
+// Each calls fn with every key removed since the last Reset, in the order
 // they were removed: its database, its name, and whether Evict removed it
 // (false: it had expired). key is valid until Reset.
 func (j *Journal) Each(fn func(db int, key []byte, evicted bool)) {
 	for _, e := range j.ents {
-		fn(int(e.db), j.keys[e.start:e.end:e.end], e.evicted)
+		if e.kind != JournalNew {
+			fn(int(e.db), j.keys[e.start:e.end:e.end], e.kind == JournalEvicted)
+		}
 	}
 }
 
-// At returns the i-th key recorded, 0 <= i < Len(), as Each passes it.
-func (j *Journal) At(i int) (db int, key []byte, evicted bool) {
+// Entries returns the number of entries, removals and creations, recorded
+// since the last Reset.
+func (j *Journal) Entries() int { return len(j.ents) }
+
+// Entry returns the i-th entry recorded, 0 <= i < Entries(); key is valid
+// until Reset.
+func (j *Journal) Entry(i int) (db int, key []byte, kind JournalKind) {
 	e := j.ents[i]
-	return int(e.db), j.keys[e.start:e.end:e.end], e.evicted
+	return int(e.db), j.keys[e.start:e.end:e.end], e.kind
 }
+
+// TrackNew sets whether the journal records the keys operations create.
+func (j *Journal) TrackNew(on bool) { j.trackNew = on }
 
 // Reset forgets the recorded keys, keeping the buffers.
 func (j *Journal) Reset() {
 	j.keys = j.keys[:0]
 	j.ents = j.ents[:0]
+	j.removed = 0
 }
 
 // journalKeep bounds the buffers a Journal keeps across Reset: a command
 // that removed a million keys does not pin their names afterwards.
 const journalKeep = 64 << 10
 
-func (j *Journal) add(db int, key []byte, evicted bool) {
+func (j *Journal) add(db int, key []byte, kind JournalKind) {
 	if len(j.ents) == 0 && cap(j.keys) > journalKeep {
 		j.keys, j.ents = nil, nil
 	}
 	start := len(j.keys)
 	j.keys = append(j.keys, key...)
-	j.ents = append(j.ents, journalEntry{start: uint32(start), end: uint32(len(j.keys)), db: int32(db), evicted: evicted})
+	j.ents = append(j.ents, journalEntry{start: uint32(start), end: uint32(len(j.keys)), db: int32(db), kind: kind})
+	if kind != JournalNew {
+		j.removed++
+	}
 }
 
 // WithJournal returns a view of s whose operations record into j the keys
@@ -74,7 +103,7 @@ func (s *Store) WithJournal(j *Journal) *Store {
 // sh.mu.
 func (s *Store) expireRec(sh *shard, t *keyTable, db int, r ref) {
 	if s.j != nil {
-		s.j.add(db, recKeyOf(t.a.at(r)), false)
+		s.j.add(db, recKeyOf(t.a.at(r)), JournalExpired)
 	}
 	t.remove(r, s.sbits)
 	sh.expired++
@@ -84,8 +113,16 @@ func (s *Store) expireRec(sh *shard, t *keyTable, db int, r ref) {
 // counting it and recording it in the view's journal. Caller holds sh.mu.
 func (s *Store) evictRec(sh *shard, t *keyTable, db int, r ref) {
 	if s.j != nil {
-		s.j.add(db, recKeyOf(t.a.at(r)), true)
+		s.j.add(db, recKeyOf(t.a.at(r)), JournalEvicted)
 	}
 	t.remove(r, s.sbits)
 	sh.evicted++
+}
+
+// created records key, just created in database db, when the view's
+// journal tracks creations.
+func (s *Store) created(db int, key []byte) {
+	if s.j != nil && s.j.trackNew {
+		s.j.add(db, key, JournalNew)
+	}
 }

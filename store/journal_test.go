@@ -44,8 +44,8 @@ func TestJournalLazyExpiry(t *testing.T) {
 	if got := journalOf(&j); !slices.Equal(got, want) {
 		t.Fatalf("journal %v, want %v", got, want)
 	}
-	if db, key, ev := j.At(1); db != 0 || string(key) != "a" || ev {
-		t.Fatalf("At(1) = %d %q %v", db, key, ev)
+	if db, key, kind := j.Entry(1); db != 0 || string(key) != "a" || kind != JournalExpired {
+		t.Fatalf("Entry(1) = %d %q %v", db, key, kind)
 	}
 	j.Reset()
 	if j.Len() != 0 {
@@ -130,7 +130,7 @@ func TestJournalNoAllocs(t *testing.T) {
 	if a, b := testing.AllocsPerRun(100, plain), testing.AllocsPerRun(100, journaled); b > a {
 		t.Fatalf("%v allocations per expiry journaled, %v without", b, a)
 	}
-	if a := testing.AllocsPerRun(100, func() { j.add(0, key, false); j.Reset() }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { j.add(0, key, JournalExpired); j.Reset() }); a != 0 {
 		t.Fatalf("%v allocations per journal entry", a)
 	}
 }

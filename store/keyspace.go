@@ -210,6 +210,9 @@ type kv struct {
 	slot uint16
 	r    ref // noRef when the key does not exist
 	now  int64
+	db   int
+	// replaced: del ran, so a create overwrites the key (no "new" in the journal)
+	replaced bool
 }
 
 // acquire locks key's shard and finds key; the caller defers k.release().
@@ -253,7 +256,7 @@ func (s *Store) find(db int, key []byte, now int64, read bool) kv {
 }
 
 func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, read bool) kv {
-	k := kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now}
+	k := kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now, db: db}
 	k.r = k.t.keys.find(&k.t.a, k.h, key)
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
@@ -316,12 +319,16 @@ func (k *kv) create(key []byte, t Type, e Encoding, val []byte, vcap int, at int
 	copy(b[keyHdr+len(key):], val)
 	k.t.insert(r, k.h, k.slot, k.s.sbits, at)
 	k.r = r
+	if !k.replaced {
+		k.s.created(k.db, key)
+	}
 }
 
 // del deletes the key.
 func (k *kv) del() {
 	k.t.remove(k.r, k.s.sbits)
 	k.r = noRef
+	k.replaced = true
 }
 
 // resize makes the value n bytes long, keeping its first min(n, old)

@@ -1,0 +1,327 @@
+package server
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/loopkv/loopkv/store"
+)
+
+// Keyspace notifications (Redis notify.c) and the change count (Redis's
+// server.dirty).
+//
+// Every handler calls c.notify for every change it makes, as Redis's
+// commands call notifyKeyspaceEvent: the class of the event (its flag
+// letter in notify-keyspace-events), the event's name and the key. notify
+// counts the change in c.dirty and, when the class is enabled, publishes
+// the event through the pub/sub table (pubsub.go) to
+// __keyspace@<db>__:<key> (message: the event) and
+// __keyevent@<db>__:<event> (message: the key), as Redis does.
+//
+// The keys the store removes by itself while a command runs (lazy expiry,
+// eviction before the command) are recorded in the journal of the loop's
+// store view (store.Journal): notify publishes their "expired" and
+// "evicted" events first, so that they come before the command's own
+// events as in Redis, and endCommand publishes what is left once the
+// command has run. Active expiry and eviction outside commands record into
+// the background journal (s.bg) and are published by the goroutine that
+// ran them. With notify-keyspace-events empty, notify costs one atomic
+// load and a branch beyond the count.
+
+// notifyClass is a set of event classes, Redis's NOTIFY_* bits.
+type notifyClass uint32
+
+const (
+	notifyKeyspace notifyClass = 1 << iota // K: __keyspace@<db>__ channels
+	notifyKeyevent                         // E: __keyevent@<db>__ channels
+	notifyGeneric                          // g: DEL, EXPIRE, RENAME, ...
+	notifyString                           // $
+	notifyList                             // l
+	notifySet                              // s
+	notifyHash                             // h
+	notifyZSet                             // z
+	notifyExpired                          // x
+	notifyEvicted                          // e
+	notifyStream                           // t
+	notifyKeyMiss                          // m (not in A)
+	notifyLoaded                           // module key loaded (no letter)
+	notifyModule                           // d
+	notifyNew                              // n (not in A)
+
+	// notifyAll is the 'A' alias.
+	notifyAll = notifyGeneric | notifyString | notifyList | notifySet | notifyHash | notifyZSet |
+		notifyExpired | notifyEvicted | notifyStream | notifyModule
+)
+
+// notifyLetters maps the letters of notify-keyspace-events to classes, in
+// the order Redis prints them (keyspaceEventsFlagsToString).
+var notifyLetters = []struct {
+	c byte
+	f notifyClass
+}{
+	{'g', notifyGeneric}, {'$', notifyString}, {'l', notifyList}, {'s', notifySet}, {'h', notifyHash},
+	{'z', notifyZSet}, {'x', notifyExpired}, {'e', notifyEvicted}, {'t', notifyStream},
+	{'d', notifyModule}, {'n', notifyNew}, {'K', notifyKeyspace}, {'E', notifyKeyevent}, {'m', notifyKeyMiss},
+}
+
+// parseNotifyFlags parses a notify-keyspace-events value; ok is false for
+// a letter Redis does not know.
+func parseNotifyFlags(v string) (notifyClass, bool) {
+	var f notifyClass
+	for i := 0; i < len(v); i++ {
+		if v[i] == 'A' {
+			f |= notifyAll
+			continue
+		}
+		found := false
+		for _, l := range notifyLetters {
+			if l.c == v[i] {
+				f |= l.f
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return f, true
+}
+
+// notifyFlagsString prints f as CONFIG GET does (Redis's
+// keyspaceEventsFlagsToString): A stands for every class of notifyAll and
+// then hides n too, though n stays set.
+func notifyFlagsString(f notifyClass) string {
+	var b []byte
+	all := f&notifyAll == notifyAll
+	if all {
+		b = append(b, 'A')
+	}
+	for _, l := range notifyLetters {
+		channel := l.f&(notifyKeyspace|notifyKeyevent|notifyKeyMiss) != 0
+		if f&l.f != 0 && (!all || channel) {
+			b = append(b, l.c)
+		}
+	}
+	return string(b)
+}
+
+// notifyConfig is notify-keyspace-events, read by every loop.
+type notifyConfig struct {
+	flags atomic.Uint32 // a notifyClass
+}
+
+func (n *notifyConfig) load() notifyClass { return notifyClass(n.flags.Load()) }
+
+// setNotifyFlags is CONFIG SET notify-keyspace-events.
+func setNotifyFlags(s *Server, v string) string {
+	f, ok := parseNotifyFlags(v)
+	if !ok {
+		return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+	}
+	s.notifyCfg.flags.Store(uint32(f))
+	return ""
+}
+
+var notifyParam = configParam{name: "notify-keyspace-events",
+	get: func(s *Server) string { return notifyFlagsString(s.notifyCfg.load()) },
+	set: setNotifyFlags}
+
+func init() { configParams = append(configParams, notifyParam) }
+
+// loopJournal is one loop's store view, the journal that view records
+// into, and the loop's scratch for channel names. owning loop only.
+type loopJournal struct {
+	j     store.Journal
+	store *store.Store // s.store.WithJournal(&j); nil until the loop's first command
+	done  int          // entries of j already published
+	buf   []byte       // channel names of the event being published
+}
+
+// loopStore returns the store view and journal cl's commands run on: its
+// loop's, or the plain store (no journal) for a client without a loop.
+func (s *Server) loopStore(cl *client) (*store.Store, *loopJournal) {
+	if cl.conn == nil || cl.conn.ls == nil {
+		return s.store, nil
+	}
+	lj := &cl.conn.ls.journal
+	if lj.store == nil {
+		lj.store = s.store.WithJournal(&lj.j)
+	}
+	lj.j.TrackNew(s.notifyCfg.load()&notifyNew != 0)
+	return lj.store, lj
+}
+
+// notify records one change of key made by the running command, and
+// publishes its event when class is enabled: Redis's
+// notifyKeyspaceEvent, with the server.dirty++ that goes with it.
+func (c *cmdCtx) notify(class notifyClass, event string, key []byte) {
+	c.dirty++
+	c.publishEvent(class, event, key)
+}
+
+// notifyN is notify for a change that counts n times in the change count
+// (Redis's server.dirty += n: SADD of three new members counts three).
+func (c *cmdCtx) notifyN(class notifyClass, event string, key []byte, n int) {
+	c.dirty += int64(n)
+	c.publishEvent(class, event, key)
+}
+
+// addDirty counts n changes that publish no event (FLUSHALL, SWAPDB).
+func (c *cmdCtx) addDirty(n int) { c.dirty += int64(n) }
+
+// publishEvent publishes one event of the running command in c's
+// database, after the journal's events still unpublished.
+func (c *cmdCtx) publishEvent(class notifyClass, event string, key []byte) {
+	flags := c.srv.notifyCfg.load()
+	if flags&class == 0 || flags&(notifyKeyspace|notifyKeyevent) == 0 {
+		return
+	}
+	c.publishJournal(flags, c.db(), key)
+	c.srv.publishKeyEvent(c, flags, c.db(), event, key)
+}
+
+// publishJournal publishes the events of the journal's entries not yet
+// published, before an event on key of db: up to the creation of another
+// key, whose "new" belongs with that key's own event (MSET creates every
+// key before the first set event, where Redis interleaves new and set).
+// A nil key publishes them all.
+func (c *cmdCtx) publishJournal(flags notifyClass, db int, key []byte) {
+	lj := c.jl
+	if lj == nil {
+		return
+	}
+	for ; lj.done < lj.j.Entries(); lj.done++ {
+		edb, ekey, kind := lj.j.Entry(lj.done)
+		if key != nil && kind == store.JournalNew && (edb != db || !bytes.Equal(ekey, key)) {
+			return
+		}
+		c.srv.publishJournaled(c, flags, edb, ekey, kind)
+	}
+}
+
+// endCommand runs after every command a client sent: it publishes the
+// events of the keys the store removed by itself that no notify has
+// published yet, empties the journal and adds the command's changes to
+// s.dirty. Propagation of the journal's deletions (helper "prop") reads the
+// journal before this.
+func (c *cmdCtx) endCommand() {
+	if lj := c.jl; lj != nil && lj.j.Entries() > 0 {
+		if flags := c.srv.notifyCfg.load(); flags&(notifyKeyspace|notifyKeyevent) != 0 {
+			c.publishJournal(flags, 0, nil)
+		}
+		lj.j.Reset()
+		lj.done = 0
+	}
+	if c.dirty != 0 {
+		c.srv.dirty.Add(c.dirty)
+		c.dirty = 0
+	}
+}
+
+// publishJournaled publishes the event of one journal entry.
+func (s *Server) publishJournaled(c *cmdCtx, flags notifyClass, db int, key []byte, kind store.JournalKind) {
+	class, event := notifyExpired, "expired"
+	switch kind {
+	case store.JournalEvicted:
+		class, event = notifyEvicted, "evicted"
+	case store.JournalNew:
+		class, event = notifyNew, "new"
+	}
+	if flags&class != 0 {
+		s.publishKeyEvent(c, flags, db, event, key)
+	}
+}
+
+// publishKeyEvent publishes event on key of db to the keyspace and keyevent
+// channels that flags enables, in Redis's order. The channel names are
+// built in the loop's scratch (or a stack buffer for a client without a
+// loop).
+func (s *Server) publishKeyEvent(c *cmdCtx, flags notifyClass, db int, event string, key []byte) {
+	var stack [128]byte
+	buf := stack[:0]
+	if c.jl != nil {
+		buf = c.jl.buf[:0]
+	}
+	if flags&notifyKeyspace != 0 {
+		buf = appendEventChannel(buf, "__keyspace@", db, key)
+		s.publish(c, false, buf, eventBytes(event))
+	}
+	if flags&notifyKeyevent != 0 {
+		buf = appendEventChannel(buf[:0], "__keyevent@", db, eventBytes(event))
+		s.publish(c, false, buf, key)
+	}
+	if c.jl != nil {
+		c.jl.buf = buf
+	}
+}
+
+// eventBytes views an event name as bytes, read only.
+func eventBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// appendEventChannel appends prefix, db, "__:" and name.
+func appendEventChannel(b []byte, prefix string, db int, name []byte) []byte {
+	b = append(b, prefix...)
+	b = strconv.AppendInt(b, int64(db), 10)
+	b = append(b, "__:"...)
+	return append(b, name...)
+}
+
+// bgJournal is the journal of the store operations that run outside
+// commands: the ticker's active expiry and the eviction that lowering
+// maxmemory starts. Its events are published by the goroutine that ran
+// them, as Redis's cron publishes them.
+type bgJournal struct {
+	mu    sync.Mutex
+	j     store.Journal
+	view  *store.Store
+	lj    loopJournal // scratch for publishing; its journal is unused
+	clock int64
+}
+
+// inBackground runs fn on the background store view, then publishes the
+// events of what fn's operations removed. now is Unix ms. Calls serialise.
+func (s *Server) inBackground(now int64, fn func(st *store.Store)) {
+	if s.store == nil {
+		return
+	}
+	bg := &s.bg
+	bg.mu.Lock()
+	defer bg.mu.Unlock()
+	if bg.view == nil {
+		bg.view = s.store.WithJournal(&bg.j)
+	}
+	fn(bg.view)
+	if bg.j.Len() == 0 {
+		return
+	}
+	if flags := s.notifyCfg.load(); flags&(notifyKeyspace|notifyKeyevent) != 0 {
+		c := cmdCtx{srv: s, now: now, jl: &bg.lj}
+		bg.j.Each(func(db int, key []byte, evicted bool) {
+			kind := store.JournalExpired
+			if evicted {
+				kind = store.JournalEvicted
+			}
+			s.publishJournaled(&c, flags, db, key, kind)
+		})
+	}
+	bg.j.Reset()
+}
+
+// notifySet publishes SET's events: set, and expire when o gave a TTL.
+func (c *cmdCtx) notifySet(o store.SetOptions) {
+	c.notify(notifyString, "set", c.args[1])
+	if o.ExpireAt != 0 {
+		c.publishEvent(notifyGeneric, "expire", c.args[1])
+	}
+}
+
+// notifyPairs publishes event for each key of key-value arguments (MSET).
+func (c *cmdCtx) notifyPairs(class notifyClass, event string) {
+	for i := 1; i+1 < len(c.args); i += 2 {
+		c.notify(class, event, c.args[i])
+	}
+}

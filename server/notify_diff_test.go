@@ -1,0 +1,168 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The keyspace-notification differential tests run the same script on a
+// real redis-server 7 and on loopkv, each with a subscriber on
+// PSUBSCRIBE __key*@*__:* (and on a sync channel) and a writer on another
+// connection, and compare, command by command, the raw messages the
+// subscriber receives: after each command the writer publishes to the
+// sync channel, and the messages before the sync message are the
+// command's events. A script line may be a directive:
+//
+//	"sleep N"      wait N ms on both sides (lazy and active expiry)
+//	"async CMD"    send CMD on a second writer without reading the reply (a blocking pop)
+//	"await"        read the second writer's pending reply
+//	"waitexpired"  read messages until an expired event arrives (active expiry), up to 2 s
+
+const notifySync = "notify-sync"
+
+type notifySide struct {
+	t        *testing.T
+	cmd, bg  *rawConn
+	sub      *rawConn
+	proto    int
+	syncs    int
+	carry    []string // messages read past a sync while waiting for an event
+	bgReply  bool
+	bgPeriod time.Duration
+}
+
+func openNotifySide(t *testing.T, addr string, proto int, flags string) *notifySide {
+	t.Helper()
+	ns := &notifySide{t: t, proto: proto}
+	ns.cmd, ns.bg, ns.sub = dialRaw(t, addr), dialRaw(t, addr), dialRaw(t, addr)
+	for _, c := range []*rawConn{ns.cmd, ns.bg, ns.sub} {
+		if proto == 3 {
+			c.do("HELLO", "3")
+		}
+	}
+	ns.cmd.do("FLUSHALL")
+	if r := ns.cmd.do("CONFIG", "SET", "notify-keyspace-events", flags); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET notify-keyspace-events %s: %q", flags, r)
+	}
+	ns.sub.send(multibulk("PSUBSCRIBE", "__key*@*__:*"))
+	ns.sub.reply()
+	ns.sub.send(multibulk("SUBSCRIBE", notifySync))
+	ns.sub.reply()
+	return ns
+}
+
+func (ns *notifySide) close() {
+	ns.cmd.do("CONFIG", "SET", "notify-keyspace-events", "")
+}
+
+// events reads the subscriber's messages up to the next sync message.
+func (ns *notifySide) events() []string {
+	ns.t.Helper()
+	ns.cmd.do("PUBLISH", notifySync, strconv.Itoa(ns.syncs))
+	ns.syncs++
+	var out []string
+	for {
+		m := ns.sub.reply()
+		if strings.Contains(m, notifySync) {
+			return out
+		}
+		out = append(out, m)
+	}
+}
+
+// run runs one script line and returns the reply (or "") and the events.
+func (ns *notifySide) run(line string) (string, []string) {
+	ns.t.Helper()
+	f := strings.Fields(line)
+	switch f[0] {
+	case "sleep":
+		// no sync: whether the key expires now (active expiry) or at the
+		// next command (lazily), its event comes before the next command's
+		ms, _ := strconv.Atoi(f[1])
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		return "", nil
+	case "async":
+		ns.bg.send(multibulk(f[1:]...))
+		time.Sleep(20 * time.Millisecond) // let it block before the next command
+		return "", ns.events()
+	case "await":
+		return ns.bg.reply(), ns.events()
+	case "waitexpired":
+		var out []string
+		deadline := time.Now().Add(2 * time.Second)
+		for time.Now().Before(deadline) {
+			evs := ns.events()
+			out = append(out, evs...)
+			if strings.Contains(strings.Join(evs, ""), "expired") {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return "", out
+	}
+	return ns.cmd.do(f...), ns.events()
+}
+
+// diffNotify runs script on both servers with flags and protocol proto and
+// reports every command whose events differ.
+func diffNotify(t *testing.T, ours, ref string, proto int, flags string, script []string) {
+	t.Helper()
+	a, b := openNotifySide(t, ours, proto, flags), openNotifySide(t, ref, proto, flags)
+	defer a.close()
+	defer b.close()
+	for _, line := range script {
+		gotReply, got := a.run(line)
+		wantReply, want := b.run(line)
+		if gotReply != wantReply {
+			t.Logf("flags %q proto %d: %s: reply %q, redis %q", flags, proto, line, gotReply, wantReply)
+		}
+		if strings.Join(got, "") != strings.Join(want, "") {
+			t.Errorf("flags %q proto %d: %s:\n got  %q\n want %q", flags, proto, line, got, want)
+		}
+	}
+}
+
+// notifyStringScript covers the string commands.
+var notifyStringScript = []string{
+	"SET s v", "SET s v2 EX 100", "SET s v NX", "SET s v3 XX GET", "SETNX s x", "SETNX s2 x",
+	"SETEX s3 100 v", "PSETEX s4 100000 v", "GETSET s v5", "MSET m1 a m2 b", "MSETNX m1 a m3 c", "MSETNX m4 a m5 c",
+	"INCR n", "DECR n", "INCRBY n 5", "DECRBY n 2", "INCRBYFLOAT n 1.5", "INCR s", "APPEND ap x", "APPEND ap y",
+	"SETRANGE sr 3 abc", "SETRANGE sr 0 \"\"", "GETDEL ap", "GETDEL ap", "GETEX s EX 100", "GETEX s PERSIST",
+	"GETEX s PXAT 1", "GET s", "SET e v PX 1", "sleep 5", "GET e", "SET e v PX 1", "sleep 5", "SET e v",
+}
+
+func TestNotifyStringsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	for _, proto := range []int{2, 3} {
+		diffNotify(t, s.Addr(), ref, proto, "KEA", notifyStringScript)
+	}
+	diffNotify(t, s.Addr(), ref, 2, "K$", notifyStringScript)
+	diffNotify(t, s.Addr(), ref, 2, "Eg", notifyStringScript)
+	diffNotify(t, s.Addr(), ref, 2, "KEn", notifyStringScript)
+	diffNotify(t, s.Addr(), ref, 3, "KExn$", notifyStringScript)
+}
+
+// CONFIG SET notify-keyspace-events and CONFIG GET's normalised letters,
+// and the error for an unknown letter, as redis-server has them.
+func TestNotifyConfigMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	script := func(addr string) []string {
+		rc := dialRaw(t, addr)
+		var out []string
+		for _, f := range []string{"KEA", "Kg", "gK$lshzxetd", "KEAn", "AKEm", "E", "g", "", "n", "Kn", "KExm", "x?", "KEt", "d", "$lz", "KA"} {
+			out = append(out, f+" => "+rc.do("CONFIG", "SET", "notify-keyspace-events", f)+rc.do("CONFIG", "GET", "notify-keyspace-events"))
+		}
+		rc.do("CONFIG", "SET", "notify-keyspace-events", "")
+		return out
+	}
+	got, want := script(s.Addr()), script(ref)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("got  %q\nwant %q", got[i], want[i])
+		}
+	}
+}
