@@ -2,13 +2,10 @@ package server
 
 import (
 	"bytes"
-	"os"
 	"path"
 	"strconv"
 	"strings"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // Server family: INFO, COMMAND, CONFIG, TIME, SHUTDOWN.
@@ -24,35 +21,6 @@ func cmdTime(c *cmdCtx) {
 	c.arrayLen(2)
 	c.bulk(strconv.AppendInt(tmp[:0], now.Unix(), 10))
 	c.bulk(strconv.AppendInt(tmp[:0], int64(now.Nanosecond()/1000), 10))
-}
-
-// cmdShutdown is SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. Nothing is
-// persisted, so every form but ABORT stops the server at once: the client
-// gets no reply and every connection is closed after its queued replies.
-func cmdShutdown(c *cmdCtx) {
-	abort := false
-	for _, a := range c.args[1:] {
-		switch {
-		case bytes.EqualFold(a, []byte("nosave")), bytes.EqualFold(a, []byte("save")),
-			bytes.EqualFold(a, []byte("now")), bytes.EqualFold(a, []byte("force")):
-		case bytes.EqualFold(a, []byte("abort")):
-			abort = true
-		default:
-			c.errReply(errSyntax)
-			return
-		}
-	}
-	if abort {
-		if len(c.args) > 2 {
-			c.errReply(errSyntax)
-			return
-		}
-		c.errReply("ERR No shutdown in progress.")
-		return
-	}
-	c.srv.log.Warn("User requested shutdown...", zap.Uint64("conn", c.cl.id))
-	c.cl.quit = true
-	c.srv.requestShutdown()
 }
 
 // CONFIG
@@ -222,7 +190,6 @@ var configParams = []configParam{
 	{name: "client-output-buffer-limit",
 		get: func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
 		set: setOutputBufferLimit},
-	settable("save", ""),
 	{name: "appendonly",
 		get: func(*Server) string { return "no" },
 		set: func(_ *Server, v string) string {
@@ -240,9 +207,7 @@ var configParams = []configParam{
 	protectedModeParam,
 	settable("tcp-keepalive", "300"),
 	settable("hz", "10"),
-	settable("dbfilename", "dump.rdb"),
 	constParam("tls-port", "0"),
-	{name: "dir", get: func(*Server) string { d, _ := os.Getwd(); return d }},
 }
 
 // setOutputBufferLimit parses "class hard soft seconds ..." and applies the

@@ -323,6 +323,7 @@ const (
 func (h *handler) tick(n int) {
 	reanchorClock()
 	h.s.activeExpire(nowMs(), expireBudget)
+	h.s.persistTick(time.Now()) // persist.go: the save rules
 	if n%sweepEvery != 0 {
 		return
 	}

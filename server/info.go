@@ -177,12 +177,7 @@ func (s *Server) infoMemory(b []byte) []byte {
 
 func (s *Server) infoPersistence(b []byte) []byte {
 	b = append(b, "# Persistence\r\n"...)
-	b = infoInt(b, "loading", 0)
-	b = infoInt(b, "async_loading", 0)
-	b = infoInt(b, "rdb_changes_since_last_save", 0)
-	b = infoInt(b, "rdb_bgsave_in_progress", 0)
-	b = infoInt(b, "rdb_last_save_time", s.start.Unix())
-	b = infoLine(b, "rdb_last_bgsave_status", "ok")
+	b = s.infoRDB(b) // persist.go
 	b = infoInt(b, "aof_enabled", 0)
 	b = infoInt(b, "aof_rewrite_in_progress", 0)
 	return infoLine(b, "aof_last_bgrewrite_status", "ok")

@@ -79,6 +79,8 @@ type Options struct {
 	LatencyMonitorThreshold        string
 	LatencyTracking                string
 	LatencyTrackingInfoPercentiles string
+	// Persist configures RDB persistence (persist.go).
+	Persist PersistOptions
 	// MetricsPort serves Prometheus metrics on http://Bind:MetricsPort/metrics
 	// when not 0 (metrics.go); negative picks a free port.
 	MetricsPort int
@@ -149,6 +151,7 @@ type config struct {
 	mem            memConfig       // maxmemory and its policy
 	obs            obsConfig       // slow log, latency monitor and tracking
 	prot           protectedConfig // protected-mode
+	persist        persistConfig   // save, dir, dbfilename and the other RDB settings (persist.go)
 
 	miscMu sync.Mutex
 	miscKV map[string]string // settings with no effect, as last set

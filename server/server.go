@@ -69,6 +69,9 @@ type Server struct {
 	monitors    monitorList            // monitor.go
 	metricsAddr atomic.Pointer[string] // the metrics listener, once Serve runs; "" when off
 	obsErr      error                  // an observability setting was refused; Serve returns it
+
+	persist    persistState // saves and their state (persist.go)
+	persistErr error        // a persistence setting was refused; Serve returns it
 }
 
 // serverStats are INFO's counters that are not per loop.
@@ -97,6 +100,7 @@ func (s *Server) setup() {
 	s.tracking.maxKeys.Store(1000000)
 	s.bare = newLoopStats()
 	s.obsErr = s.cfg.obs.load(s, s.opts)
+	s.persistErr = s.cfg.persist.load(s, s.opts.Persist) // persist.go
 	s.log = s.opts.Logger
 	if s.store == nil {
 		s.store = store.New(store.Options{Databases: s.opts.Databases})
@@ -110,6 +114,8 @@ func (s *Server) setup() {
 	}
 	s.h.s = s
 	s.start = time.Now()
+	s.persist.lastSave.Store(s.start.Unix()) // LASTSAVE before any save, as Redis
+	s.persist.lastBgSec.Store(-1)
 	s.ready = make(chan struct{})
 	s.done = make(chan struct{})
 }
@@ -162,13 +168,16 @@ func (s *Server) Serve() error {
 		s.trMu.Unlock()
 		return ErrServerClosed
 	}
-	if s.tlsErr != nil || s.obsErr != nil || s.Addr() == "" && s.tls == nil {
+	if s.tlsErr != nil || s.obsErr != nil || s.persistErr != nil || s.Addr() == "" && s.tls == nil {
 		s.trMu.Unlock()
 		if s.tlsErr != nil {
 			return s.tlsErr
 		}
 		if s.obsErr != nil {
 			return s.obsErr
+		}
+		if s.persistErr != nil {
+			return s.persistErr
 		}
 		return errors.New("server: no listener: the port is disabled and TLS is off")
 	}
@@ -186,6 +195,9 @@ func (s *Server) Serve() error {
 	s.trMu.Unlock()
 	defer close(s.done)
 	defer s.tls.close()
+	if err := s.loadOnStart(); err != nil { // persist_load.go: before listening, as Redis
+		return err
+	}
 	maddr, stopMetrics, err := s.startMetrics() // metrics.go
 	if err != nil {
 		return err

@@ -101,8 +101,16 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 			c.rejectQueued(cmd, msg)
 			return
 		}
+		if msg := s.checkDiskError(c, cmd); msg != "" { // persist.go: MISCONF
+			c.rejectQueued(cmd, msg)
+			return
+		}
 		if cl.sub != nil && cl.proto == 2 && cl.subscribed() && !subAllowed(cmd) {
 			c.rejectQueued(cmd, subscribedError(cmd)) // pubsub.go
+			return
+		}
+		if cl.multi != nil && cmd.Flags&flagNoMulti != 0 {
+			c.rejectQueued(cmd, "ERR Command not allowed inside a transaction")
 			return
 		}
 		if cl.multi != nil && !txnControl(cmd) {
@@ -121,6 +129,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
 	cmd.Fn(c)
+	s.noteWrite(cmd)        // persist.go
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
 		if cmd.Flags&flagReadOnly != 0 {
