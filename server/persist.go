@@ -66,7 +66,6 @@ type persistState struct {
 	expiredKeys atomic.Int64 // rdb_last_load_keys_expired
 	loading     atomic.Bool  // the start-up load runs
 	shutdown    atomic.Bool  // SHUTDOWN is saving: the save rules wait
-	writesNoted atomic.Int64 // changes since start; s.dirty's stand-in until notify lands
 }
 
 // parked is a client waiting for a save: a loop's client (w) or a
@@ -114,17 +113,9 @@ func (s *Server) rdbPath() string {
 	return filepath.Join(*s.cfg.persist.dir.Load(), *s.cfg.persist.dbfilename.Load())
 }
 
-// changes is rdb_changes_since_last_save: changes counted since the
-// snapshot of the last successful save.
-func (s *Server) changes() int64 { return s.persist.writesNoted.Load() }
-
-// noteWrite counts a write command (the save rules' stand-in for Redis's
-// server.dirty until every handler counts its changes).
-func (s *Server) noteWrite(cmd *command) {
-	if cmd.Flags&flagWrite != 0 {
-		s.persist.writesNoted.Add(1)
-	}
-}
+// changes is rdb_changes_since_last_save: changes counted (notify.go)
+// since the snapshot of the last successful save.
+func (s *Server) changes() int64 { return s.dirty.Load() }
 
 // beginSave takes the snapshot of a save of kind and starts the save
 // goroutine; errSaveRunning when a save runs already. park, when not nil,
@@ -166,7 +157,7 @@ func (s *Server) endSave(kind saveKind, err error) {
 	p := &s.persist
 	took := time.Since(p.started)
 	if err == nil {
-		p.writesNoted.Add(-p.dirtyAt)
+		s.dirty.Add(-p.dirtyAt)
 		p.lastSave.Store(time.Now().Unix())
 		s.log.Info("DB saved on disk", zap.String("file", s.rdbPath()), zap.Duration("took", took))
 	} else {

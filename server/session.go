@@ -129,7 +129,6 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
 	cmd.Fn(c)
-	s.noteWrite(cmd)        // persist.go
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
 		if cmd.Flags&flagReadOnly != 0 {
