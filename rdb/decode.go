@@ -22,7 +22,8 @@ type object struct {
 	typ    store.Type
 	enc    store.Encoding // EncListpack or EncIntset: blob holds the value; else items do
 	blob   span           // the string, or the compact value
-	items  []span         // list elements, set members, hash field and value pairs, zset members
+	items  []span         // LIST elements, set members, hash field and value pairs, zset members
+	nodes  []span         // a quicklist's or ziplist's nodes as listpacks (non-empty ones)
 	scores []float64      // zset: the score of each member in items
 	empty  bool           // a collection with nothing in it (Redis skips such keys)
 }
@@ -42,7 +43,7 @@ func (d *decoder) bytes(s span) []byte { return d.arena[s.off : s.off+s.n] }
 // reset starts a new key.
 func (d *decoder) reset() {
 	d.arena = d.arena[:0]
-	d.obj = object{items: d.obj.items[:0], scores: d.obj.scores[:0]}
+	d.obj = object{items: d.obj.items[:0], scores: d.obj.scores[:0], nodes: d.obj.nodes[:0]}
 }
 
 // str reads a string into the arena.
@@ -51,20 +52,6 @@ func (d *decoder) str(what string) (span, error) {
 	a, err := d.r.readString(d.arena, what)
 	d.arena = a
 	return span{off, len(a) - off}, err
-}
-
-// push copies b into the arena as an item.
-func (d *decoder) push(b []byte) {
-	off := len(d.arena)
-	d.arena = append(d.arena, b...)
-	d.obj.items = append(d.obj.items, span{off, len(b)})
-}
-
-// pushInt appends v's decimal form to the arena as an item.
-func (d *decoder) pushInt(v int64) {
-	off := len(d.arena)
-	d.arena = strconv.AppendInt(d.arena, v, 10)
-	d.obj.items = append(d.obj.items, span{off, len(d.arena) - off})
 }
 
 // readValue decodes a value of RDB type t into d.obj.
@@ -222,60 +209,72 @@ func (d *decoder) readQuicklist(v2 bool) error {
 		}
 		switch {
 		case kind == containerPlain:
-			d.obj.items = append(d.obj.items, s)
+			d.addNode(listpack.AppendString(listpack.New(d.lp), d.bytes(s)))
 		case v2:
 			lp := d.bytes(s)
 			if err := listpack.Validate(lp); err != nil {
 				return blobErr(at, "quicklist node", err)
 			}
-			d.listpackItems(lp)
+			if listpack.Len(lp) > 0 {
+				d.obj.nodes = append(d.obj.nodes, s)
+			}
 		default:
-			if err := d.ziplistItems(d.bytes(s), at); err != nil {
+			if err := d.ziplistNode(d.bytes(s), at); err != nil {
 				return err
 			}
 		}
 	}
-	d.obj.empty = len(d.obj.items) == 0
+	d.obj.empty = len(d.obj.nodes) == 0
 	return nil
 }
 
-// readZiplistItems reads LIST_ZIPLIST.
+// readZiplistItems reads LIST_ZIPLIST, a list of one ziplist.
 func (d *decoder) readZiplistItems() error {
 	at := d.r.offset()
 	s, err := d.str("a ziplist")
 	if err != nil {
 		return err
 	}
-	if err := d.ziplistItems(d.bytes(s), at); err != nil {
+	if err := d.ziplistNode(d.bytes(s), at); err != nil {
 		return err
 	}
-	d.obj.empty = len(d.obj.items) == 0
+	d.obj.empty = len(d.obj.nodes) == 0
 	return nil
 }
 
-// ziplistItems adds a ziplist's entries to the items.
-func (d *decoder) ziplistItems(zl []byte, at int64) error {
+// ziplistNode converts a ziplist to a listpack node.
+func (d *decoder) ziplistNode(zl []byte, at int64) error {
+	lp, err := ziplistToListpack(listpack.New(d.lp), zl)
+	d.lp = lp
+	if err != nil {
+		return blobErr(at, "ziplist", err)
+	}
+	d.addNode(lp)
+	return nil
+}
+
+// addNode copies a listpack with entries into the arena as a node.
+func (d *decoder) addNode(lp []byte) {
+	d.lp = lp
+	if listpack.Len(lp) == 0 {
+		return
+	}
+	off := len(d.arena)
+	d.arena = append(d.arena, lp...)
+	d.obj.nodes = append(d.obj.nodes, span{off, len(lp)})
+}
+
+// ziplistToListpack appends zl's entries to the listpack lp.
+func ziplistToListpack(lp, zl []byte) ([]byte, error) {
 	_, err := ziplistEach(zl, func(s []byte, v int64, isInt bool) error {
 		if isInt {
-			d.pushInt(v)
+			lp = listpack.AppendInt(lp, v)
 		} else {
-			d.push(s)
+			lp = listpack.AppendString(lp, s)
 		}
 		return nil
 	})
-	return blobErr(at, "ziplist", err)
-}
-
-// listpackItems adds a valid listpack's entries to the items.
-func (d *decoder) listpackItems(lp []byte) {
-	for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, off) {
-		s, v, isInt := listpack.Get(lp, off)
-		if isInt {
-			d.pushInt(v)
-		} else {
-			d.push(s)
-		}
-	}
+	return lp, err
 }
 
 // readCompact reads SET_INTSET, SET_LISTPACK, HASH_LISTPACK or
@@ -328,14 +327,7 @@ func (d *decoder) readConverted(t byte) error {
 		err = blobErr(at, "zipmap", err)
 		d.obj.typ = store.TypeHash
 	} else {
-		_, err = ziplistEach(src, func(s []byte, v int64, isInt bool) error {
-			if isInt {
-				lp = listpack.AppendInt(lp, v)
-			} else {
-				lp = listpack.AppendString(lp, s)
-			}
-			return nil
-		})
+		lp, err = ziplistToListpack(lp, src)
 		err = blobErr(at, "ziplist", err)
 		d.obj.typ = store.TypeHash
 		if t == typeZSetZiplist {

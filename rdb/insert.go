@@ -2,32 +2,55 @@ package rdb
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/loopkv/loopkv/store"
-	"github.com/loopkv/loopkv/store/intset"
-	"github.com/loopkv/loopkv/store/listpack"
 )
 
 // inserter puts decoded objects into a store; its scratch is reused.
 type inserter struct {
-	args [][]byte
-	buf  []byte
+	args  [][]byte
+	nodes [][]byte
+	buf   []byte
 }
 
-// insert puts d.obj at key. With replace an existing key is replaced;
-// otherwise it is ErrKeyExists. now is the Unix ms for the store's lazy
-// expiry of an existing key.
+// errEmpty is insert's answer for a value the store found empty.
+var errEmpty = errors.New("rdb: empty value")
+
+// insert puts d.obj at key with TTL expireAt. With replace an existing key
+// is replaced; otherwise it is ErrKeyExists. now, when not 0, is the Unix
+// ms at which an existing key counts as expired (and is deleted first).
+// Strings and compact values go in whole (store.LoadString, LoadCompact,
+// LoadList); hash tables, skiplists and plain lists are built with one
+// store operation on a key that does not exist yet.
 func (in *inserter) insert(s *store.Store, db int, key []byte, d *decoder, expireAt int64, replace bool, now int64) error {
+	if now != 0 {
+		s.Exists(db, key, now) // deletes key if it has expired
+	}
+	o := &d.obj
+	switch {
+	case o.typ == store.TypeString:
+		switch st := s.LoadString(db, key, d.bytes(o.blob), expireAt, replace); st {
+		case store.OK:
+			return nil
+		case store.NotSet:
+			return ErrKeyExists
+		default:
+			return statusErr(st)
+		}
+	case o.enc != 0:
+		return loadErr(s.LoadCompact(db, key, o.typ, o.enc, d.bytes(o.blob), expireAt, replace))
+	case len(o.nodes) > 0:
+		in.nodes = in.nodes[:0]
+		for _, n := range o.nodes {
+			in.nodes = append(in.nodes, d.bytes(n))
+		}
+		return loadErr(s.LoadList(db, key, in.nodes, expireAt, replace))
+	}
 	if s.Exists(db, key, now) {
 		if !replace {
 			return ErrKeyExists
 		}
 		s.Del(db, key, now)
-	}
-	o := &d.obj
-	if o.typ == store.TypeString {
-		return statusErr(s.Set(db, key, d.bytes(o.blob), now, store.SetOptions{ExpireAt: expireAt}))
 	}
 	in.collect(d)
 	var st store.Status
@@ -51,51 +74,37 @@ func (in *inserter) insert(s *store.Store, db int, key []byte, d *decoder, expir
 	return nil
 }
 
-// collect lays d.obj out as the arguments of the store operation that
-// builds it: elements, members, field value pairs, or score member pairs.
-// Numbers are formatted into in.buf; a slice of it stays valid when later
-// appends move in.buf, since the old array is not written again.
+// collect lays d.obj's items out as the arguments of the store operation
+// that builds it: elements, members, field value pairs, or score member
+// pairs. Scores are formatted into in.buf; a slice of it stays valid when
+// later appends move in.buf, since the old array is not written again.
 func (in *inserter) collect(d *decoder) {
 	o := &d.obj
 	in.args, in.buf = in.args[:0], in.buf[:0]
-	switch {
-	case o.enc == store.EncIntset:
-		is := d.bytes(o.blob)
-		for i := range intset.Len(is) {
-			in.args = append(in.args, in.number(intset.Get(is, i)))
-		}
-	case o.enc == store.EncListpack:
-		lp := d.bytes(o.blob)
-		for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, off) {
-			s, v, isInt := listpack.Get(lp, off)
-			if isInt {
-				s = in.number(v)
-			}
-			in.args = append(in.args, s)
-		}
-		if o.typ == store.TypeZSet { // member, score pairs become score, member
-			for i := 0; i+1 < len(in.args); i += 2 {
-				in.args[i], in.args[i+1] = in.args[i+1], in.args[i]
-			}
-		}
-	case o.typ == store.TypeZSet:
-		for i, m := range o.items {
-			start := len(in.buf)
-			in.buf = store.AppendScore(in.buf, o.scores[i])
-			in.args = append(in.args, in.buf[start:], d.bytes(m))
-		}
-	default:
+	if o.typ != store.TypeZSet {
 		for _, it := range o.items {
 			in.args = append(in.args, d.bytes(it))
 		}
+		return
+	}
+	for i, m := range o.items {
+		start := len(in.buf)
+		in.buf = store.AppendScore(in.buf, o.scores[i])
+		in.args = append(in.args, in.buf[start:], d.bytes(m))
 	}
 }
 
-// number formats v into in.buf and returns its text.
-func (in *inserter) number(v int64) []byte {
-	start := len(in.buf)
-	in.buf = strconv.AppendInt(in.buf, v, 10)
-	return in.buf[start:]
+// loadErr maps the store's load errors to this package's.
+func loadErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrKeyExists):
+		return ErrKeyExists
+	case errors.Is(err, store.ErrEmptyValue):
+		return errEmpty
+	}
+	return err
 }
 
 // statusErr maps a store status to an error.
@@ -103,5 +112,5 @@ func statusErr(st store.Status) error {
 	if st == store.OK {
 		return nil
 	}
-	return errors.New("store: " + st.String())
+	return errors.New("store refused the value: " + st.String())
 }

@@ -208,6 +208,10 @@ func (l *loader) key(db int, t byte, at, expireAt int64) error {
 	}
 	key := d.bytes(k)
 	if err := l.ins.insert(l.s, db, key, d, expireAt, l.o.Replace, l.o.Now); err != nil {
+		if err == errEmpty {
+			l.st.Empty++
+			return nil
+		}
 		if err == ErrKeyExists {
 			return errAt(at, "duplicate key "+strconv.Quote(string(key))+" in database "+strconv.Itoa(db))
 		}
