@@ -57,8 +57,11 @@ type waiter struct {
 	timeout []byte        // the reply on timeout
 	timer   *time.Timer
 
+	rule propRule // the command's, for propagating a served pop (propagate.go)
+
 	state atomic.Int32
 	reply []byte // written once, before state leaves waitBlocked
+	seq   uint64 // the served pop's change sequence, written with reply
 }
 
 // blockTable is the server's table of waiters by database and key.
@@ -163,7 +166,8 @@ func (s *Server) serveBlocked(c *cmdCtx, cmd *command) {
 }
 
 // serveKey serves key's waiters in db; see serveBlocked. The pops run on
-// c's store view, and their events are c's (notify.go).
+// c's store view, and their events are c's (notify.go). Each pop is
+// propagated when c holds the order lock (propagate.go served).
 func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 	bt := &s.blocked
 	var woken []*waiter
@@ -182,6 +186,9 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 			break
 		}
 		w.reply = out
+		if c.prop {
+			w.seq = s.served(w, key)
+		}
 		bt.dequeue(w)
 		w.state.Store(waitServed)
 		woken = append(woken, w)
@@ -213,6 +220,7 @@ func (cl *client) takeUnblocked(out []byte) ([]byte, bool) {
 		return out, false
 	case waitServed:
 		out = append(out, w.reply...)
+		cl.ctx.noteSeq(w.seq) // held until durable with appendfsync always (aof.go)
 	case waitTimedOut:
 		out = append(out, w.timeout...)
 	case waitError:
@@ -270,6 +278,9 @@ func isRangeErr(err error) bool {
 // keys (the arguments alias the connection's input).
 func newWaiter(c *cmdCtx, keys [][]byte, pop blockPop, timeoutReply []byte) *waiter {
 	w := &waiter{conn: c.cl.conn, db: c.db(), proto: c.cl.proto, pop: pop, timeout: timeoutReply}
+	if cmd := c.cl.lastCmd; cmd != nil {
+		w.rule = cmd.prop
+	}
 	// one allocation for the keys' bytes, one for their slice
 	n := 0
 	for _, k := range keys {

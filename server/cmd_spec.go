@@ -353,6 +353,7 @@ type command struct {
 	cats    aclCats    // ACL and the categories Flags imply
 	movable bool       // flagMovableKeys
 	legacy  [3]int     // first, last and step of COMMAND INFO
+	prop    propRule   // how a call is propagated (propagate.go)
 }
 
 // cmdTable is the index of every registered row, built once.
@@ -429,6 +430,7 @@ func (t *cmdTable) add(cmd *command, parent *command) {
 	t.rows = append(t.rows, cmd)
 	cmd.cats = impliedCats(cmd.Flags, cmd.ACL)
 	cmd.legacy, cmd.movable = legacyKeyRange(cmd.Keys)
+	cmd.prop = propRuleOf(cmd)
 	cmd.subs = cmd.subs[:0]
 	for i := range cmd.Subs {
 		cmd.subs = append(cmd.subs, &cmd.Subs[i])

@@ -23,6 +23,10 @@ type cmdCtx struct {
 	// (notify.go): a handler's c.notify calls add to it; compare before and
 	// after a nested call. endCommand adds it to Server.dirty and zeroes it.
 	dirty int64
+	// propagation (propagate.go)
+	prop    bool   // this call holds the order lock
+	txnProp bool   // the running EXEC holds it: its commands propagate
+	propSeq uint64 // the highest change sequence the replies in out depend on; 0 for none
 }
 
 // db is the client's selected database.

@@ -374,10 +374,12 @@ func cmdExec(c *cmdCtx) {
 	args, st := c.args, c.store
 	c.store, cl.execing, cl.written = view, true, m.written[:0]
 	c.arrayLen(len(m.cmds))
+	s.beginTxn(c) // propagate.go
 	for _, q := range m.cmds {
 		c.args = q.args
 		s.call(c, nil)
 	}
+	s.endTxn(c)
 	c.args, c.store, cl.execing = args, st, false
 	view.Unlock()
 	if len(cl.written) > 0 {

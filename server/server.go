@@ -67,6 +67,7 @@ type Server struct {
 	slowlog     slowlog
 	latency     latencyMonitor
 	monitors    monitorList            // monitor.go
+	prop        propagator             // the change stream (propagate.go)
 	metricsAddr atomic.Pointer[string] // the metrics listener, once Serve runs; "" when off
 	obsErr      error                  // an observability setting was refused; Serve returns it
 

@@ -125,6 +125,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl.ncmds++
 	cl.lastCmd = cmd
 	mark := beginCall(c)
+	ord := s.ordered(c, cmd) // propagate.go: the order lock while a sink is attached
 	if cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0 {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
@@ -139,6 +140,9 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	if cmd.Flags&flagWrite != 0 && s.tracking.n.Load() > 0 {
 		s.trackWrite(c, cmd) // tracking.go: invalidations of the keys written
 	}
+	if ord {
+		s.propagateCall(c, cmd, mark.out) // before the pops it serves
+	}
 	if cmd.Flags&flagWrite != 0 && s.blocked.n.Load() > 0 {
 		if cl.execing {
 			c.noteWritten(cmd) // served once EXEC releases its locks
@@ -146,6 +150,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 			s.serveBlocked(c, cmd) // blocking.go: waiters run right after the write that readied their keys
 		}
 	}
+	s.unorder(c)
 }
 
 // needsClock reports whether running cmd for cl may read the clock: any
