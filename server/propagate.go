@@ -270,25 +270,9 @@ func (p *propagator) rewrite(c *cmdCtx, cmd *command, reply []byte) bool {
 	case propGetEx:
 		return p.getex(c, reply)
 	case propIncrFloat:
-		v, ok := replyBulk(reply)
-		if !ok {
-			return false
-		}
-		p.begin(db, 4)
-		p.str("SET")
-		p.arg(a[1])
-		p.arg(v)
-		p.str("KEEPTTL")
+		return p.result(db, "SET", a[1:2], reply, "KEEPTTL")
 	case propHIncrFloat:
-		v, ok := replyBulk(reply)
-		if !ok {
-			return false
-		}
-		p.begin(db, 4)
-		p.str("HSET")
-		p.arg(a[1])
-		p.arg(a[2])
-		p.arg(v)
+		return p.result(db, "HSET", a[1:3], reply, "")
 	case propSPop:
 		return p.srem(db, a[1], reply)
 	case propSort:
@@ -301,6 +285,28 @@ func (p *propagator) rewrite(c *cmdCtx, cmd *command, reply []byte) bool {
 		return false
 	default: // the pops
 		return p.pop(c, cmd.prop, reply)
+	}
+	return true
+}
+
+// result appends name, the arguments a, the bulk string reply holds and
+// tail if not empty: INCRBYFLOAT and HINCRBYFLOAT as the SET or HSET of
+// their result.
+func (p *propagator) result(db int, name string, a [][]byte, reply []byte, tail string) bool {
+	v, ok := replyBulk(reply)
+	if !ok {
+		return false
+	}
+	n := 2 + len(a)
+	if tail != "" {
+		n++
+	}
+	p.begin(db, n)
+	p.str(name)
+	p.begin1(a)
+	p.arg(v)
+	if tail != "" {
+		p.str(tail)
 	}
 	return true
 }

@@ -12,6 +12,13 @@ import (
 	"time"
 )
 
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"PropagationMatchesRedis", TestPropagationMatchesRedis})
+}
+
 // streamSink collects what the change stream feeds, as the AOF log would.
 type streamSink struct {
 	mu  sync.Mutex
