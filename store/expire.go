@@ -51,7 +51,7 @@ func (s *Store) Persist(db int, key []byte, now int64) bool {
 // ExpireAt returns key's TTL as a Unix ms time: -2 when key does not exist,
 // -1 when it has no TTL.
 func (s *Store) ExpireAt(db int, key []byte, now int64) int64 {
-	k := s.acquire(db, key, now, true)
+	k := s.acquireRead(db, key, now)
 	defer k.release()
 	switch {
 	case !k.exists():
@@ -86,7 +86,7 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 		}
 		sh := &s.shards[idx/uint64(s.databases)]
 		db := int(idx % uint64(s.databases))
-		s.lockShard(sh)
+		s.lockShardRead(sh) // expireTable copies for snapshots before it deletes
 		ttlSum, ttlN, done := sh.expireTable(s, db, now, start, budget)
 		s.unlockShard(sh)
 		if ttlN > 0 {
@@ -122,6 +122,7 @@ func (sh *shard) expireTable(s *Store, db int, now int64, start time.Time, budge
 			r := t.expires[sh.rand()%uint64(len(t.expires))]
 			at := recExpire(t.a.at(r))
 			if at <= now {
+				sh.cowBefore()
 				s.expireRec(sh, t, db, r)
 				expired++
 				continue

@@ -33,7 +33,7 @@ func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
 // twice counts twice, as EXISTS does.
 func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 	var m shardSet
-	s.lockKeys(&m, keys, 1)
+	s.lockKeysRead(&m, keys)
 	defer s.unlockSet(&m)
 	n := 0
 	for _, key := range keys {
@@ -46,7 +46,7 @@ func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 
 // Exists reports whether key exists.
 func (s *Store) Exists(db int, key []byte, now int64) bool {
-	k := s.acquire(db, key, now, true)
+	k := s.acquireRead(db, key, now)
 	defer k.release()
 	return k.exists()
 }
@@ -54,7 +54,7 @@ func (s *Store) Exists(db int, key []byte, now int64) bool {
 // TypeOf returns key's type, TypeNone when it does not exist. It counts as
 // a keyspace read, as TYPE does in Redis.
 func (s *Store) TypeOf(db int, key []byte, now int64) Type {
-	k := s.acquire(db, key, now, true)
+	k := s.acquireRead(db, key, now)
 	defer k.release()
 	return k.kind()
 }
@@ -77,11 +77,12 @@ type ObjectInfo struct {
 func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShard(sh)
+	s.lockShardRead(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
 	if r != noRef && t.expired(t.a.at(r), now) {
+		sh.cowBefore()
 		s.expireRec(sh, t, db, r)
 		r = noRef
 	}
@@ -212,7 +213,7 @@ func (s *Store) Keys(db int, pattern []byte, now int64, fn func(key []byte)) {
 	all := len(pattern) == 1 && pattern[0] == '*'
 	for i := range s.shards {
 		sh := &s.shards[i]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		t := &sh.dbs[db]
 		t.keys.each(&t.a, func(r ref) bool {
 			b := t.a.at(r)
@@ -266,7 +267,7 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 	}
 	for si < len(s.shards) {
 		sh := &s.shards[si]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		t = &sh.dbs[db]
 		for {
 			v = t.keys.scan(&t.a, v, visit)
@@ -320,7 +321,7 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 // CountKeysInSlot returns the number of keys of db in hash slot slot.
 func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShard(sh)
+	s.lockShardRead(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	if t.slots == nil {
@@ -333,7 +334,7 @@ func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 // walking only the shard that owns the slot. fn runs under the shard lock.
 func (s *Store) KeysInSlot(db int, slot uint16, now int64, count int, fn func(key []byte)) {
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShard(sh)
+	s.lockShardRead(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	if count <= 0 || t.slots == nil || t.slots[int(slot)&(len(t.slots)-1)] == 0 {

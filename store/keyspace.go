@@ -116,12 +116,27 @@ func (s *Store) lockKeys(m *shardSet, keys [][]byte, step int) {
 
 func (m *shardSet) has(i int) bool { return m[i/64]&(1<<(i%64)) != 0 }
 
-func (s *Store) lockSet(m *shardSet) {
+func (s *Store) lockSet(m *shardSet) { s.lockSetAs(m, false) }
+
+// lockKeysRead is lockKeys (step 1) for a read, which copies nothing for
+// a pending snapshot (see lockShardRead).
+func (s *Store) lockKeysRead(m *shardSet, keys [][]byte) {
+	for _, k := range keys {
+		m.add(s.shardIndex(k))
+	}
+	s.lockSetAs(m, true)
+}
+
+func (s *Store) lockSetAs(m *shardSet, read bool) {
 	for w, word := range m {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &^= 1 << b
-			s.lockShard(&s.shards[w*64+b])
+			if read {
+				s.lockShardRead(&s.shards[w*64+b])
+			} else {
+				s.lockShard(&s.shards[w*64+b])
+			}
 		}
 	}
 }
@@ -224,6 +239,15 @@ func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
 	return s.lookup(sh, db, key, slot, now, read)
 }
 
+// acquireRead is acquire for a read, which copies nothing for a pending
+// snapshot (see lockShardRead); it counts a keyspace hit or miss.
+func (s *Store) acquireRead(db int, key []byte, now int64) kv {
+	slot := KeySlot(key)
+	sh := &s.shards[s.shardOf(slot)]
+	s.lockShardRead(sh)
+	return s.lookup(sh, db, key, slot, now, true)
+}
+
 func (k *kv) release() { k.s.unlockShard(k.sh) }
 
 // access is what an operation on a value of one type needs of its key.
@@ -231,6 +255,7 @@ type access uint8
 
 const (
 	forRead   access = iota // a read: counts a keyspace hit or miss; a missing key is NotFound
+	forTake                 // a read that changes or deletes the key (GETDEL, GETEX): as forRead
 	forUpdate               // a change of an existing value (SREM, HDEL): a missing key is NotFound
 	forWrite                // a change that creates a missing key (SET, HSET, SADD): not an error
 )
@@ -239,7 +264,13 @@ const (
 // WrongType when the key holds another type, and NotFound as a says. Every
 // typed operation starts here. The caller releases k.
 func (s *Store) open(db int, key []byte, now int64, t Type, a access) (kv, Status) {
-	k := s.acquire(db, key, now, a == forRead)
+	var k kv
+	switch a {
+	case forRead:
+		k = s.acquireRead(db, key, now)
+	default:
+		k = s.acquire(db, key, now, a == forTake)
+	}
 	if !k.exists() {
 		if a == forWrite {
 			return k, OK
@@ -261,6 +292,7 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
 		if k.t.expired(b, now) {
+			sh.cowBefore() // a read's lock copied nothing
 			s.expireRec(sh, k.t, db, k.r)
 			k.r = noRef
 		} else {
@@ -379,7 +411,7 @@ func (s *Store) Stats() Stats {
 	st := Stats{DBs: make([]DBStats, s.databases)}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		st.ExpiredKeys += sh.expired
 		st.EvictedKeys += sh.evicted
 		st.KeyspaceHits += sh.hits
@@ -404,7 +436,7 @@ func (s *Store) DBSize(db int) int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		n += sh.dbs[db].keys.count
 		s.unlockShard(sh)
 	}
@@ -479,7 +511,7 @@ func (s *Store) RehashCycle(budget time.Duration) {
 		for more := true; more; {
 			// one lock hold does a bounded slice of work (rehashHold), so
 			// that the cycle never holds a shard for its whole budget
-			s.lockShard(sh)
+			s.lockShardRead(sh) // rehash steps and lazy freeing change nothing a snapshot shows
 			more = sh.rehashSome(time.Now().Add(rehashHold))
 			s.unlockShard(sh)
 			if time.Since(start) > budget {

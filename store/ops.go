@@ -39,7 +39,7 @@ func (s *Store) Get(db int, key []byte, now int64, dst []byte, enc EncodeFunc) (
 // concurrent MSet.
 func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFunc, missing func(dst []byte) []byte) []byte {
 	var m shardSet
-	s.lockKeys(&m, keys, 1)
+	s.lockKeysRead(&m, keys)
 	defer s.unlockSet(&m)
 	for _, key := range keys {
 		if k := s.find(db, key, now, true); k.kind() == TypeString {
@@ -140,7 +140,7 @@ func (s *Store) MSetNX(db int, kvs [][]byte, now int64) bool {
 // GetDel appends key's value to dst through enc and deletes key. It returns
 // NotFound when key does not exist and WrongType when it is not a string.
 func (s *Store) GetDel(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forRead)
+	k, st := s.open(db, key, now, TypeString, forTake)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -161,7 +161,7 @@ type GetExOptions struct {
 // says. It returns NotFound when key does not exist and WrongType when it
 // is not a string.
 func (s *Store) GetEx(db int, key []byte, now int64, o GetExOptions, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forRead)
+	k, st := s.open(db, key, now, TypeString, forTake)
 	defer k.release()
 	if st != OK {
 		return dst, st

@@ -62,7 +62,7 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 	// every shard locked at once: the instant is between two operations
 	// of every shard, multi-shard ones included
 	for i := range s.shards {
-		s.lockPlain(&s.shards[i])
+		s.lockShardRead(&s.shards[i])
 	}
 	for i := range s.shards {
 		sh := &s.shards[i]
@@ -82,21 +82,31 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 		}
 	}
 	for i := range s.shards {
-		s.unlockPlain(&s.shards[i])
+		s.unlockShard(&s.shards[i])
 	}
 	return sn
 }
 
-// lockPlain locks sh unless this view holds it, without the copy that
-// lockShard makes for pending snapshots: for the snapshot's own
-// bookkeeping, which changes no table.
-func (s *Store) lockPlain(sh *shard) {
+// lockShardRead locks sh unless this view holds it, without the copy that
+// lockShard makes for pending snapshots: for an operation that changes
+// nothing a snapshot shows, or that calls sh.cow first when it does (a
+// read deleting an expired key). What a read may change without the copy
+// is the LRU clock of the keys it touches and, through the incremental
+// rehash steps of its lookups, the bucket arrays: the keys, values and
+// TTLs stay as they were, and a copy taken later shows them alike.
+func (s *Store) lockShardRead(sh *shard) {
 	if s.held == nil || !s.held.has(sh.idx) {
 		sh.mu.Lock()
 	}
 }
 
-func (s *Store) unlockPlain(sh *shard) { s.unlockShard(sh) }
+// cowBefore copies sh's tables for pending snapshots before a change made
+// under lockShardRead. Caller holds sh.mu.
+func (sh *shard) cowBefore() {
+	if len(sh.snaps) != 0 {
+		sh.cow()
+	}
+}
 
 // DBSize returns db's keys and keys with a TTL at the snapshot's instant,
 // expired keys not yet deleted included (as Each visits them).

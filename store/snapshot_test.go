@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loopkv/loopkv/store/intset"
 	"github.com/loopkv/loopkv/store/listpack"
@@ -166,10 +168,13 @@ func diffDumps(t *testing.T, what string, got, want map[string]string) {
 }
 
 // fillEveryEncoding gives s a key of every type and encoding, some with a
-// TTL, in databases 0 and 3.
-func fillEveryEncoding(s *Store, now int64) {
+// TTL, in databases dbs (default 0 and 3).
+func fillEveryEncoding(s *Store, now int64, dbs ...int) {
 	b := func(s string) []byte { return []byte(s) }
-	for _, db := range []int{0, 3} {
+	if len(dbs) == 0 {
+		dbs = []int{0, 3}
+	}
+	for _, db := range dbs {
 		s.Set(db, b("int"), b("12345"), now, SetOptions{})
 		s.Set(db, b("neg"), b("-9223372036854775808"), now, SetOptions{})
 		s.Set(db, b("embstr"), b("hello"), now, SetOptions{ExpireAt: now + 5000})
@@ -196,7 +201,7 @@ func fillEveryEncoding(s *Store, now int64) {
 		s.Expire(db, b("z:sl"), now, now+7000, 0)
 		s.LPush(db, b("l:small"), ListTail, [][]byte{b("x"), b("12"), b("y")}, false, now)
 		var es [][]byte
-		for i := 0; i < 5000; i++ {
+		for i := 0; i < 1500; i++ {
 			es = append(es, b("element-"+strconv.Itoa(i)))
 		}
 		s.LPush(db, b("l:big"), ListTail, es, false, now)
@@ -339,12 +344,13 @@ func TestSnapshotCopiesOnWrite(t *testing.T) {
 
 // TestSnapshotIsPointInTime: snapshots taken while writers change every
 // type across shards and databases (SET, HSET, LPUSH, ZADD, SADD, DEL,
-// EXPIRE, RENAME, FLUSHDB, SWAPDB) each equal the keyspace at their
-// instant, as a copy taken under every shard lock at that instant shows.
+// EXPIRE, RENAME, FLUSHDB, SWAPDB, GETDEL, GETEX) and readers (whose lazy
+// expiry deletes keys) work, each equal the keyspace at their instant, as a
+// copy taken under every shard lock at that instant shows.
 func TestSnapshotIsPointInTime(t *testing.T) {
 	s := New(Options{Shards: 8, Databases: 4})
 	fillEveryEncoding(s, t0)
-	var stop atomic.Bool
+	var stop, readsOnly atomic.Bool
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
@@ -354,24 +360,30 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 			key := func() []byte { return []byte("key" + strconv.Itoa(rnd.IntN(200))) }
 			for i := 0; !stop.Load(); i++ {
 				db := rnd.IntN(4)
+				now := t0 + int64(i)
 				val := []byte(strconv.Itoa(i))
-				switch rnd.IntN(20) {
+				noHead := func(dst []byte, n int) []byte { return dst }
+				op := rnd.IntN(30)
+				if readsOnly.Load() && op < 20 {
+					op += 20
+				}
+				switch op {
 				case 0, 1, 2:
-					s.Set(db, key(), val, t0, SetOptions{})
+					s.Set(db, key(), val, now, SetOptions{})
 				case 3, 4:
-					s.HSet(db, key(), [][]byte{val, val}, t0)
+					s.HSet(db, key(), [][]byte{val, val}, now)
 				case 5, 6:
-					s.LPush(db, key(), ListHead, [][]byte{val}, false, t0)
+					s.LPush(db, key(), ListHead, [][]byte{val}, false, now)
 				case 7, 8:
-					s.ZAdd(db, key(), 0, [][]byte{val, val}, t0)
+					s.ZAdd(db, key(), 0, [][]byte{val, val}, now)
 				case 9, 10:
-					s.SAdd(db, key(), [][]byte{val}, t0)
+					s.SAdd(db, key(), [][]byte{val}, now)
 				case 11, 12:
-					s.Del(db, key(), t0)
+					s.Del(db, key(), now)
 				case 13:
-					s.Expire(db, key(), t0, t0+int64(rnd.IntN(100000)), 0)
+					s.Expire(db, key(), now, now+int64(rnd.IntN(200)), 0)
 				case 14, 15:
-					s.Rename(db, key(), key(), t0, false)
+					s.Rename(db, key(), key(), now, false)
 				case 16:
 					if rnd.IntN(50) == 0 {
 						s.FlushDB(db)
@@ -380,13 +392,38 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 					if rnd.IntN(10) == 0 {
 						s.SwapDB(db, rnd.IntN(4))
 					}
+				case 18:
+					s.GetDel(db, key(), now, nil, rawEnc)
+				case 19:
+					s.GetEx(db, key(), now, GetExOptions{ExpireAt: now + 50}, nil, rawEnc)
+				// reads, which copy nothing unless they delete an expired key
+				case 20:
+					s.HGetAll(db, key(), now, HashBoth, nil, PairReply{Head: noHead, Elem: rawEnc})
+				case 21:
+					s.LRange(db, key(), 0, -1, now, nil, noHead, rawEnc)
+				case 22:
+					s.ZRange(db, key(), &ZRangeSpec{By: ZByRank, Start: 0, Stop: -1}, now, nil, ZReply{Head: noHead, Member: rawEnc})
+				case 23:
+					s.SMembers(db, key(), now, func([]byte) {})
+				case 24:
+					s.MGet(db, [][]byte{key(), key()}, now, nil, rawEnc, rawMissing)
+				case 25:
+					s.Exists(db, key(), now)
+				case 26:
+					if rnd.IntN(20) == 0 {
+						s.ActiveExpireCycle(now, time.Millisecond)
+						s.RehashCycle(time.Millisecond)
+					}
 				default:
-					s.Get(db, key(), t0, nil, rawEnc)
+					s.Get(db, key(), now, nil, rawEnc)
 				}
 			}
 		}()
 	}
-	for round := 0; round < 8; round++ {
+	for round := 0; round < 12; round++ {
+		// in odd rounds the workers only read until the walk is half done:
+		// reads (and their lazy expiry) meet tables still live for the snapshot
+		readsOnly.Store(round%2 == 1)
 		v := s.Lock(nil, true)
 		sn := v.SnapshotAt(t0)
 		want := liveDump(v)
@@ -395,6 +432,9 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		got := snapDump(t, sn, func() {
 			if n++; n%20 == 0 {
 				runtime.Gosched()
+			}
+			if n == len(want)/2 {
+				readsOnly.Store(false)
 			}
 		})
 		sn.Close()
@@ -578,5 +618,162 @@ func TestLoadCompactRefusesCorrupt(t *testing.T) {
 	}
 	if sc, ok, _ := s.ZScore(1, []byte("z1"), []byte("b"), t0); !ok || sc != 2 {
 		t.Errorf("z1 b = %v %v", sc, ok)
+	}
+}
+
+// TestSnapshotReadsCopyNothing: reads, walks, INFO's counters and the
+// background cycles copy no table for a pending snapshot; a read that
+// deletes an expired key, and active expiry, copy first.
+func TestSnapshotReadsCopyNothing(t *testing.T) {
+	s := New(Options{Shards: 4})
+	fillEveryEncoding(s, t0)
+	sn := s.SnapshotAt(t0)
+	defer sn.Close()
+	noHead := func(dst []byte, n int) []byte { return dst }
+	for _, k := range []string{"int", "raw", "embstr", "nope", "h:ht"} {
+		s.Get(0, []byte(k), t0, nil, rawEnc)
+		s.Exists(0, []byte(k), t0)
+		s.TypeOf(0, []byte(k), t0)
+		s.ExpireAt(0, []byte(k), t0)
+		s.Object(0, []byte(k), t0)
+		s.View(0, []byte(k), t0, func(*Value) {})
+	}
+	s.HGetAll(0, []byte("h:ht"), t0, HashBoth, nil, PairReply{Head: noHead, Elem: rawEnc})
+	s.LRange(0, []byte("l:big"), 0, -1, t0, nil, noHead, rawEnc)
+	s.ZRange(0, []byte("z:sl"), &ZRangeSpec{By: ZByRank, Start: 0, Stop: -1}, t0, nil, ZReply{Head: noHead, Member: rawEnc})
+	s.SMembers(0, []byte("s:ht"), t0, func([]byte) {})
+	s.MGet(0, [][]byte{[]byte("int"), []byte("raw")}, t0, nil, rawEnc, rawMissing)
+	s.CountExisting(0, [][]byte{[]byte("int"), []byte("raw")}, t0)
+	s.Keys(0, []byte("*"), t0, func([]byte) {})
+	s.Scan(0, 0, t0, ScanOptions{Count: 1000}, func([]byte) {})
+	s.Stats()
+	s.DBSize(0)
+	s.ActiveExpireCycle(t0, time.Second)
+	s.RehashCycle(time.Second)
+	if n := sn.ClonedBytes(); n != 0 {
+		t.Fatalf("reads copied %d bytes", n)
+	}
+	// embstr expires at t0+5000: a read that deletes it copies first
+	if _, st := s.Get(0, []byte("embstr"), t0+5000, nil, rawEnc); st != NotFound {
+		t.Fatalf("expired embstr: %v", st)
+	}
+	if sn.ClonedBytes() == 0 {
+		t.Fatal("the lazy deletion copied nothing")
+	}
+	s.ActiveExpireCycle(t0+60000, time.Second) // deletes h:ht, z:sl, l:big in every db
+	if s.Exists(3, []byte("h:ht"), t0) {
+		t.Fatal("h:ht not expired")
+	}
+	got := snapDump(t, sn, nil)
+	for _, k := range []string{"0/embstr", "0/h:ht", "3/h:ht", "3/z:sl", "3/l:big"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("%s missing from the snapshot", k)
+		}
+	}
+}
+
+// TestSnapshotSeesNoWrite: every kind of write, each right after a
+// snapshot of a keyspace holding every encoding, changes the keyspace and
+// leaves the snapshot as it was.
+func TestSnapshotSeesNoWrite(t *testing.T) {
+	b := func(s string) []byte { return []byte(s) }
+	bb := func(ss ...string) [][]byte {
+		var out [][]byte
+		for _, s := range ss {
+			out = append(out, b(s))
+		}
+		return out
+	}
+	noHead := func(dst []byte, n int) []byte { return dst }
+	found := func(dst, key []byte, n int) []byte { return dst }
+	zr := ZReply{Head: noHead, Member: rawEnc}
+	all := &ZRangeSpec{By: ZByRank, Start: 0, Stop: -1}
+	ops := map[string]func(s *Store){
+		"SetGet":       func(s *Store) { s.SetGet(0, b("int"), b("x"), t0, SetOptions{}, nil, rawEnc) },
+		"GetDel":       func(s *Store) { s.GetDel(0, b("raw"), t0, nil, rawEnc) },
+		"GetEx":        func(s *Store) { s.GetEx(0, b("embstr"), t0, GetExOptions{Persist: true}, nil, rawEnc) },
+		"Append":       func(s *Store) { s.Append(0, b("raw"), b("more"), t0) },
+		"SetRange":     func(s *Store) { s.SetRange(0, b("raw"), 3, b("XY"), t0) },
+		"IncrBy":       func(s *Store) { s.IncrBy(0, b("int"), t0, 1) },
+		"IncrByFloat":  func(s *Store) { s.IncrByFloat(0, b("int"), t0, b("0.5"), nil, rawEnc) },
+		"MSet":         func(s *Store) { s.MSet(0, bb("int", "1", "new", "2"), t0) },
+		"MSetNX":       func(s *Store) { s.MSetNX(0, bb("new1", "1", "new2", "2"), t0) },
+		"Set":          func(s *Store) { s.Set(0, b("h:lp"), b("now a string"), t0, SetOptions{}) },
+		"Del":          func(s *Store) { s.Del(0, b("l:big"), t0) },
+		"DelKeys":      func(s *Store) { s.DelKeys(0, bb("int", "z:sl", "s:ht"), t0) },
+		"Expire":       func(s *Store) { s.Expire(0, b("int"), t0, t0+1, 0) },
+		"ExpireDel":    func(s *Store) { s.Expire(0, b("int"), t0, t0-1, 0) },
+		"Persist":      func(s *Store) { s.Persist(0, b("embstr"), t0) },
+		"Rename":       func(s *Store) { s.Rename(0, b("h:ht"), b("renamed"), t0, false) },
+		"Copy":         func(s *Store) { s.Copy(0, b("z:sl"), 1, b("copied"), t0, false) },
+		"Move":         func(s *Store) { s.Move(0, 1, b("h:lp"), t0) },
+		"HSet":         func(s *Store) { s.HSet(0, b("h:lp"), bb("f1", "changed"), t0) },
+		"HDel":         func(s *Store) { s.HDel(0, b("h:ht"), bb("field1"), t0) },
+		"HIncrBy":      func(s *Store) { s.HIncrBy(0, b("h:lp"), b("7"), t0, 2) },
+		"HIncrByFloat": func(s *Store) { s.HIncrByFloat(0, b("h:ht"), b("field2"), b("1.5"), t0, nil, rawEnc) },
+		"LPush":        func(s *Store) { s.LPush(0, b("l:small"), ListHead, bb("new"), false, t0) },
+		"LPop":         func(s *Store) { s.LPop(0, b("l:big"), ListTail, 3, t0, nil, noHead, rawEnc) },
+		"LSet":         func(s *Store) { s.LSet(0, b("l:big"), 2, b("set"), t0) },
+		"LTrim":        func(s *Store) { s.LTrim(0, b("l:big"), 10, 20, t0) },
+		"LRem":         func(s *Store) { s.LRem(0, b("l:small"), 0, b("x"), t0) },
+		"LInsert":      func(s *Store) { s.LInsert(0, b("l:small"), true, b("12"), b("ins"), t0) },
+		"LMove":        func(s *Store) { s.LMove(0, b("l:big"), b("l:small"), ListHead, ListTail, t0, nil, rawEnc) },
+		"LMPop":        func(s *Store) { s.LMPop(0, bb("l:small"), ListHead, 2, t0, nil, found, rawEnc) },
+		"SAdd":         func(s *Store) { s.SAdd(0, b("s:int"), bb("x"), t0) },
+		"SRem":         func(s *Store) { s.SRem(0, b("s:ht"), bb("m1"), t0) },
+		"SPop":         func(s *Store) { s.SPop(0, b("s:lp"), t0, nil, rawEnc) },
+		"SPopCount":    func(s *Store) { s.SPopCount(0, b("s:ht"), 10, t0, func([]byte) {}) },
+		"SMove":        func(s *Store) { s.SMove(0, b("s:int"), b("s:lp"), b("1"), t0) },
+		"SInterStore":  func(s *Store) { s.SInterStore(0, b("s:lp"), bb("s:lp", "s:int"), t0) },
+		"SUnionStore":  func(s *Store) { s.SUnionStore(0, b("dst"), bb("s:lp", "s:int"), t0) },
+		"SDiffStore":   func(s *Store) { s.SDiffStore(0, b("dst"), bb("s:bigint", "s:int"), t0) },
+		"ZAdd":         func(s *Store) { s.ZAdd(0, b("z:lp"), 0, bb("7", "one"), t0) },
+		"ZRem":         func(s *Store) { s.ZRem(0, b("z:sl"), bb("member1"), t0) },
+		"ZRemRange":    func(s *Store) { s.ZRemRange(0, b("z:sl"), &ZRangeSpec{By: ZByRank, Start: 0, Stop: 5}, t0) },
+		"ZPop":         func(s *Store) { s.ZPop(0, b("z:lp"), true, 1, t0, nil, zr) },
+		"ZMPop":        func(s *Store) { s.ZMPop(0, bb("z:sl"), false, 2, t0, nil, found, zr) },
+		"ZRangeStore":  func(s *Store) { s.ZRangeStore(0, b("z:lp"), b("z:sl"), all, t0) },
+		"FlushDB":      func(s *Store) { s.FlushDB(0) },
+		"FlushAll":     func(s *Store) { s.FlushAll() },
+		"SwapDB":       func(s *Store) { s.SwapDB(0, 1) },
+		"Evict": func(s *Store) {
+			s.Evict(t0, EvictOptions{MaxMemory: s.UsedMemory() / 2, Policy: AllKeysRandom, Budget: time.Second})
+		},
+		"ActiveExpire": func(s *Store) { s.ActiveExpireCycle(t0+100000, time.Second) },
+		"LazyExpire":   func(s *Store) { s.Get(0, b("embstr"), t0+5000, nil, rawEnc) },
+		"ObjectExpire": func(s *Store) { s.Object(0, b("embstr"), t0+5000) },
+		"LoadString":   func(s *Store) { s.LoadString(0, b("int"), b("loaded"), 0, true) },
+		"LoadCompact": func(s *Store) {
+			s.LoadCompact(0, b("h:ht"), TypeHash, EncListpack, listpack.AppendString(listpack.AppendString(listpack.New(nil), b("a")), b("b")), 0, true)
+		},
+		"LoadList": func(s *Store) {
+			s.LoadList(0, b("l:big"), [][]byte{listpack.AppendString(listpack.New(nil), b("a"))}, 0, true)
+		},
+		"LockView": func(s *Store) {
+			v := s.Lock(bb("int", "raw"), false)
+			v.Set(0, b("int"), b("in a transaction"), t0, SetOptions{})
+			v.Del(0, b("raw"), t0)
+			v.Unlock()
+		},
+	}
+	for name, op := range ops {
+		s := New(Options{Shards: 4})
+		fillEveryEncoding(s, t0, 0)
+		v := s.Lock(nil, true)
+		want := liveDump(v)
+		v.Unlock()
+		sn := s.SnapshotAt(t0)
+		op(s)
+		v = s.Lock(nil, true)
+		after := liveDump(v)
+		v.Unlock()
+		if maps.Equal(after, want) {
+			t.Errorf("%s changed nothing", name)
+		}
+		got := snapDump(t, sn, nil)
+		sn.Close()
+		if !maps.Equal(got, want) {
+			diffDumps(t, name, got, want)
+		}
 	}
 }
