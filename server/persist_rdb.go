@@ -1,6 +1,12 @@
 package server
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/loopkv/loopkv/rdb"
+)
 
 // The seam between the save machinery (persist.go) and the RDB encoder.
 
@@ -20,5 +26,13 @@ func (j saveJob) write(path string, compress, checksum bool) error {
 // loadRDBFile loads the RDB file at path into the store: the keys loaded
 // and the keys skipped as expired, or an error naming path and the offset.
 func (s *Server) loadRDBFile(path string) (keys, expired int64, err error) {
-	return 0, 0, errors.New("server: " + path + ": RDB decoding is not available in this build")
+	st, err := rdb.LoadFile(path, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli()})
+	if err != nil {
+		var re *rdb.Error
+		if errors.As(err, &re) {
+			return 0, 0, fmt.Errorf("server: bad RDB file %s at byte offset %d: %s", path, re.Offset, re.Reason)
+		}
+		return 0, 0, fmt.Errorf("server: loading RDB file %s: %w", path, err)
+	}
+	return st.Keys, st.Expired, nil
 }

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// RDB files moving between loopkv and redis-server, both ways.
+
+// TestLoadsWhatRedisSaves: redis-server SAVEs the dataset, loopkv starts
+// on that file and holds the same keys, types, encodings, expiry times
+// and values.
+func TestLoadsWhatRedisSaves(t *testing.T) {
+	rdir := t.TempDir()
+	ref := dialRaw(t, startRefRedis(t, "--dir", rdir))
+	fill(t, ref, persistDataset(time.Now().Add(time.Hour).UnixMilli()))
+	if r := ref.do("SAVE"); r != "+OK\r\n" {
+		t.Fatalf("redis SAVE: %q", r)
+	}
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(rdir, "dump.rdb"), dir, "dump.rdb")
+	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: dir, LoadOnStart: true}})
+	ours := dialRaw(t, s.Addr())
+	sameContents(t, contents(t, ours), contents(t, ref))
+	if k := infoField(ours.do("INFO", "persistence"), "rdb_last_load_keys_loaded:"); k != "rdb_last_load_keys_loaded:44" {
+		t.Errorf("%s, want 44", k)
+	}
+}
+
+// TestCorruptRDBRefusesStart: a file with a wrong checksum, a truncated
+// file and one with an unknown value type stop Serve with an error naming
+// the file and the byte offset, and leave the keyspace empty.
+func TestCorruptRDBRefusesStart(t *testing.T) {
+	rdir := t.TempDir()
+	ref := dialRaw(t, startRefRedis(t, "--dir", rdir))
+	fill(t, ref, persistDataset(time.Now().Add(time.Hour).UnixMilli()))
+	ref.do("SAVE")
+	good, err := os.ReadFile(filepath.Join(rdir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first key of the file: the type byte after the first RESIZEDB's
+	// two lengths (opcode 0xFB, then one-byte lengths in this dataset).
+	firstType := bytes.IndexByte(good, 0xFB) + 3
+	for _, tc := range []struct {
+		name string
+		edit func(b []byte) []byte
+	}{
+		{"checksum", func(b []byte) []byte { b[len(b)-1] ^= 0xFF; return b }},
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"unknown type", func(b []byte) []byte { b[firstType] = 0x3F; return b }},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "dump.rdb")
+		if err := os.WriteFile(path, tc.edit(bytes.Clone(good)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := New(Options{Port: freePort(t), Loops: 1, Engine: testEngine, Persist: PersistOptions{Dir: dir, LoadOnStart: true}})
+		err := s.Serve()
+		if err == nil {
+			t.Fatalf("%s: Serve started", tc.name)
+		}
+		if !strings.Contains(err.Error(), path) || !regexp.MustCompile(`byte offset \d+`).MatchString(err.Error()) {
+			t.Errorf("%s: %v: want the file and the byte offset", tc.name, err)
+		}
+		if n := s.store.DBSize(0) + s.store.DBSize(3); n != 0 {
+			t.Errorf("%s: %d keys loaded from a bad file", tc.name, n)
+		}
+		t.Logf("%s: %v", tc.name, err)
+	}
+}
