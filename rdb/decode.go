@@ -35,6 +35,8 @@ type decoder struct {
 	obj   object
 	lp    []byte   // scratch listpack for ziplist and zipmap conversions
 	keys  [][]byte // scratch for the duplicate check
+	perm  []int    // scratch for the duplicate check: indexes into keys
+	offs  []int64  // the file offset of each item of readItems and readZSet
 	ibuf  []byte   // scratch for integers in the duplicate check
 }
 
@@ -99,7 +101,9 @@ func (d *decoder) readItems(what string, stride int, at int64) error {
 	if err != nil || n == 0 {
 		return err
 	}
+	d.offs = d.offs[:0]
 	for i := uint64(0); i < n; i++ {
+		d.offs = append(d.offs, d.r.offset())
 		for j := 0; j < stride; j++ {
 			s, err := d.str("an element of " + what)
 			if err != nil {
@@ -108,8 +112,10 @@ func (d *decoder) readItems(what string, stride int, at int64) error {
 			d.obj.items = append(d.obj.items, s)
 		}
 	}
-	if d.obj.typ != store.TypeList && d.dupSpans(stride) {
-		return errAt(at, "duplicate members in "+what)
+	if d.obj.typ != store.TypeList {
+		if i := d.dupSpans(stride); i >= 0 {
+			return errAt(d.offs[i], "duplicate members in "+what)
+		}
 	}
 	return nil
 }
@@ -129,7 +135,9 @@ func (d *decoder) readZSet(binaryScores bool, at int64) error {
 	if err != nil || n == 0 {
 		return err
 	}
+	d.offs = d.offs[:0]
 	for i := uint64(0); i < n; i++ {
+		d.offs = append(d.offs, d.r.offset())
 		m, err := d.str("a sorted set member")
 		if err != nil {
 			return err
@@ -151,8 +159,8 @@ func (d *decoder) readZSet(binaryScores bool, at int64) error {
 		d.obj.items = append(d.obj.items, m)
 		d.obj.scores = append(d.obj.scores, f)
 	}
-	if d.dupSpans(1) {
-		return errAt(at, "duplicate members in a sorted set")
+	if i := d.dupSpans(1); i >= 0 {
+		return errAt(d.offs[i], "duplicate members in a sorted set")
 	}
 	return nil
 }
@@ -379,7 +387,7 @@ func (d *decoder) checkListpack(lp []byte, at int64) error {
 		}
 		i++
 	}
-	if hasDup(d.keys) {
+	if d.dup() >= 0 {
 		return errAt(at, "duplicate members in a "+d.obj.typ.String()+" listpack")
 	}
 	return nil
@@ -412,24 +420,36 @@ func checkZSetOrder(lp []byte) error {
 	return nil
 }
 
-// dupSpans reports whether the items, taken every stride, repeat one.
-func (d *decoder) dupSpans(stride int) bool {
+// dupSpans returns the index (in strides) of an item, taken every stride,
+// equal to an earlier one, or -1.
+func (d *decoder) dupSpans(stride int) int {
 	d.keys = d.keys[:0]
 	for i := 0; i < len(d.obj.items); i += stride {
 		d.keys = append(d.keys, d.bytes(d.obj.items[i]))
 	}
-	return hasDup(d.keys)
+	return d.dup()
 }
 
-// hasDup reports whether keys holds a string twice; it sorts keys.
-func hasDup(keys [][]byte) bool {
-	slices.SortFunc(keys, bytes.Compare)
-	for i := 1; i < len(keys); i++ {
-		if bytes.Equal(keys[i], keys[i-1]) {
-			return true
+// dup returns the index of a string of d.keys equal to an earlier one (the
+// last of the equal ones), or -1.
+func (d *decoder) dup() int {
+	d.perm = d.perm[:0]
+	for i := range d.keys {
+		d.perm = append(d.perm, i)
+	}
+	slices.SortFunc(d.perm, func(a, b int) int {
+		if c := bytes.Compare(d.keys[a], d.keys[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	found := -1
+	for i := 1; i < len(d.perm); i++ {
+		if bytes.Equal(d.keys[d.perm[i]], d.keys[d.perm[i-1]]) {
+			found = max(found, d.perm[i])
 		}
 	}
-	return false
+	return found
 }
 
 // blobErr turns a fault inside a listpack, intset, ziplist or zipmap that

@@ -71,7 +71,7 @@ type keyDump struct {
 }
 
 // storeDump reads every key of db from s.
-func storeDump(t *testing.T, s *store.Store, db int) map[string]keyDump {
+func storeDump(t testing.TB, s *store.Store, db int) map[string]keyDump {
 	t.Helper()
 	now := time.Now().UnixMilli()
 	var keys []string

@@ -85,7 +85,7 @@ func buildZipmap(pairs ...string) []byte {
 // oldFile is an RDB version 9 file with every encoding older than Redis 7:
 // zipmap and ziplist hashes, ziplist lists, sorted sets, quicklist 1,
 // plain LIST, ZSET with text scores, and the old EXPIRETIME in seconds.
-func oldFile(t *testing.T) []byte {
+func oldFile(t testing.TB) []byte {
 	var c compressor
 	b := []byte("REDIS0009")
 	b = append(b, opAux)

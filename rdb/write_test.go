@@ -13,7 +13,7 @@ import (
 )
 
 // fillStore runs fillCommands on s through the store's operations.
-func fillStore(t *testing.T, s *store.Store) {
+func fillStore(t testing.TB, s *store.Store) {
 	t.Helper()
 	now := time.Now().UnixMilli()
 	db := 0
