@@ -41,6 +41,11 @@ func canonicalInt(s []byte) (int64, bool) {
 	if len(s) == 0 || len(s) > 20 {
 		return 0, false
 	}
+	for i, c := range s { // only digits and a leading '-': ParseInt's error would allocate
+		if (c < '0' || c > '9') && (c != '-' || i != 0) {
+			return 0, false
+		}
+	}
 	v, err := strconv.ParseInt(unsafeString(s), 10, 64)
 	if err != nil {
 		return 0, false
