@@ -27,6 +27,7 @@ type cmdCtx struct {
 	prop    bool   // this call holds the order lock
 	txnProp bool   // the running EXEC holds it: its commands propagate
 	propSeq uint64 // the highest change sequence the replies in out depend on; 0 for none
+	propJ   int    // journal entries propagated already
 }
 
 // db is the client's selected database.

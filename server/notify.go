@@ -298,6 +298,7 @@ func (s *Server) inBackground(now int64, fn func(st *store.Store)) {
 	if bg.j.Len() == 0 {
 		return
 	}
+	s.propagateBackground(&bg.j, now) // propagate.go
 	if flags := s.notifyCfg.load(); flags&(notifyKeyspace|notifyKeyevent) != 0 {
 		c := cmdCtx{srv: s, now: now, jl: &bg.lj}
 		bg.j.Each(func(db int, key []byte, evicted bool) {

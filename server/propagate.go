@@ -52,7 +52,8 @@ type propagator struct {
 	db   int                      // the stream's database; -1: the next change starts with SELECT
 	buf  []byte                   // the change being built (a transaction's, inside EXEC)
 	txn  bool                     // inside an EXEC that holds mu
-	ops  int                      // commands in buf since the transaction began
+	ops  int                      // commands committed to buf since the transaction began
+	n    int                      // commands in buf since the last commit (SELECT not counted)
 }
 
 // propRule is how a write command is propagated.
@@ -122,7 +123,7 @@ func (p *propagator) restart() { p.db = -1 }
 // hooks that follow the handler.
 func (s *Server) ordered(c *cmdCtx, cmd *command) bool {
 	if c.cl.execing {
-		return c.txnProp && cmd.prop != propNone
+		return c.txnProp // reads too: their expired keys go in the transaction
 	}
 	if cmd.prop == propNone || !s.prop.on.Load() {
 		return false
@@ -146,15 +147,111 @@ func (s *Server) unorder(c *cmdCtx) {
 
 // propagateCall feeds the change of cmd, which ran with its reply at
 // c.out[mark:], to the stream. Caller holds the order lock.
+//
+// The keys the store removed by itself meanwhile (c's journal: expired
+// during the command, evicted before it) go first, as DEL, as Redis 7.0
+// propagates them.
 func (s *Server) propagateCall(c *cmdCtx, cmd *command, mark int) {
-	reply := c.out[mark:]
-	if len(reply) == 0 || reply[0] == '-' || cmd.prop == propExec {
-		return
+	if cmd.prop == propExec {
+		return // its commands went in the transaction (endTxn)
 	}
 	p := &s.prop
-	if p.rewrite(c, cmd, reply) {
-		c.noteSeq(p.commit())
+	p.journal(c, nil)
+	if reply := c.out[mark:]; cmd.prop != propNone && len(reply) > 0 && reply[0] != '-' {
+		p.rewrite(c, cmd, reply)
 	}
+	c.noteSeq(p.commit())
+}
+
+// journal appends DEL for each key c's journal recorded as removed since
+// the last call (c.propJ), skipping those exists reports present: see
+// afterCommand. Caller holds mu.
+func (p *propagator) journal(c *cmdCtx, exists func(db int, key []byte) bool) {
+	lj := c.jl
+	if lj == nil {
+		return
+	}
+	if c.propJ > lj.j.Entries() {
+		c.propJ = 0 // the journal was reset under a stale cursor
+	}
+	for ; c.propJ < lj.j.Entries(); c.propJ++ {
+		db, key, kind := lj.j.Entry(c.propJ)
+		if kind != store.JournalNew && (exists == nil || !exists(db, key)) {
+			p.del(db, key)
+		}
+	}
+}
+
+// afterCommand feeds, once a command that ran without the order lock (a
+// read) has ended, the keys its lookups expired, while a sink is
+// attached. A write on another loop may have created such a key again
+// between the expiry and this call, and is in the stream already; its DEL
+// is then left out, so that the stream does not delete what the keyspace
+// holds. A loader that expires keys as it replays (ours: loadAOF) gets the
+// same keyspace either way. owning loop only.
+func (s *Server) afterCommand(c *cmdCtx) {
+	if c.jl != nil && c.jl.j.Entries() > c.propJ && !c.cl.execing {
+		p := &s.prop
+		p.mu.Lock()
+		if p.on.Load() {
+			p.journal(c, s.keyExists(c.now))
+			p.commit()
+		}
+		p.mu.Unlock()
+	}
+	c.propJ = 0
+}
+
+// checkMemoryProp is checkMemoryOn for c's command. While a sink is
+// attached and the memory is over maxmemory, the eviction runs under the
+// order lock and its DELs go to the stream at once: an evicted key is no
+// function of time, so its DEL must not land after a write that made the
+// key again.
+func (s *Server) checkMemoryProp(c *cmdCtx, cmd *command) string {
+	limit := s.cfg.mem.maxMemory.Load()
+	if !s.prop.on.Load() || limit <= 0 || s.store.UsedMemory() <= limit {
+		return s.checkMemoryOn(c.store, cmd, c.now)
+	}
+	p := &s.prop
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	msg := s.checkMemoryOn(c.store, cmd, c.now)
+	if p.on.Load() {
+		p.journal(c, nil)
+		p.commit()
+	}
+	return msg
+}
+
+// propagateBackground feeds the keys active expiry or a background
+// eviction removed (notify.go inBackground), skipping those present again,
+// as afterCommand does.
+func (s *Server) propagateBackground(j *store.Journal, now int64) {
+	p := &s.prop
+	if !p.on.Load() || j.Len() == 0 {
+		return
+	}
+	exists := s.keyExists(now)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.on.Load() {
+		return
+	}
+	j.Each(func(db int, key []byte, _ bool) {
+		if !exists(db, key) {
+			p.del(db, key)
+		}
+	})
+	p.commit()
+}
+
+// keyExists returns a check of a key's existence at now on the plain
+// store (which records nothing in any journal).
+func (s *Server) keyExists(now int64) func(db int, key []byte) bool {
+	if now == 0 {
+		now = nowMs()
+	}
+	return func(db int, key []byte) bool { return s.store.Exists(db, key, now) }
 }
 
 // noteSeq records that the batch's replies depend on change seq.
@@ -168,12 +265,19 @@ func (c *cmdCtx) noteSeq(seq uint64) {
 // sequence number is returned; inside, it waits in buf for EXEC. Caller
 // holds mu.
 func (p *propagator) commit() uint64 {
+	if p.n == 0 {
+		if !p.txn {
+			p.buf = p.buf[:0] // a SELECT alone
+		}
+		return 0
+	}
 	if p.txn {
-		p.ops++
+		p.ops += p.n
+		p.n = 0
 		return 0
 	}
 	seq := p.sink(p.buf)
-	p.buf = p.buf[:0]
+	p.buf, p.n = p.buf[:0], 0
 	return seq
 }
 
@@ -194,6 +298,8 @@ func (s *Server) endTxn(c *cmdCtx) {
 	}
 	c.txnProp = false
 	p := &s.prop
+	p.journal(c, nil) // expired by the last of its reads
+	p.commit()
 	p.txn = false
 	if p.ops == 0 {
 		p.buf = p.buf[:0]
@@ -205,6 +311,7 @@ func (s *Server) endTxn(c *cmdCtx) {
 		copy(p.buf, multiCmd)
 		p.buf = append(p.buf, execCmd...)
 	}
+	p.n = p.ops
 	c.noteSeq(p.commit())
 }
 
@@ -222,6 +329,7 @@ func (p *propagator) begin(db, n int) {
 		p.db = db
 	}
 	p.buf = resp.AppendArrayLen(p.buf, n)
+	p.n++
 }
 
 func (p *propagator) arg(b []byte) { p.buf = resp.AppendBulk(p.buf, b) }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,6 +169,22 @@ var propScript = []propStep{
 	{"a", "MOVE x 6", false},
 	{"a", "SWAPDB 5 6", false},
 	{"a", "COPY x y DB 7", false},
+	// keys the store removes by itself: DEL before the command that found them expired
+	{"a", "SELECT 9", false},
+	{"a", "RPUSH gl a b", false},
+	{"a", "PEXPIRE gl 40", false},
+	{"a", "SET gs v PX 40", false},
+	{"a", "SADD gt m", false},
+	{"a", "PEXPIRE gt 40", false},
+	{"a", "HSET gh f v", false},
+	{"a", "PEXPIRE gh 40", false},
+	{"sleep:60", "", false},
+	{"a", "RPUSH gl c", false}, // a write: DEL gl, then RPUSH
+	{"a", "GET gs", false},     // a read: DEL gs
+	{"a", "MULTI", false},
+	{"a", "SCARD gt", false},
+	{"a", "HSET gh g w", false},
+	{"a", "EXEC", false},
 }
 
 // TestPropagationMatchesRedis runs propScript on loopkv with a sink
@@ -192,6 +210,9 @@ func TestPropagationMatchesRedis(t *testing.T) {
 	}
 	for i, st := range propScript {
 		switch {
+		case strings.HasPrefix(st.conn, "sleep:"):
+			ms, _ := strconv.Atoi(st.conn[len("sleep:"):])
+			time.Sleep(time.Duration(ms) * time.Millisecond)
 		case strings.HasPrefix(st.conn, "wait:"):
 			c := get(st.conn[len("wait:"):])
 			a, b := c[0].reply(), c[1].reply()
@@ -215,9 +236,7 @@ func TestPropagationMatchesRedis(t *testing.T) {
 		}
 	}
 	stream := sink.bytes()
-	replay := startRefRedis(t)
-	rc := dialRaw(t, replay)
-	replayStream(t, rc, stream)
+	rc := dialRaw(t, loadStreamIntoRedis(t, stream))
 
 	mine := dumpKeyspace(t, dialRaw(t, ours))
 	if got := dumpKeyspace(t, rc); got != mine {
@@ -248,21 +267,33 @@ func waitForBlock(t *testing.T, s *Server, ref string, before int) {
 	t.Fatal("the client did not block")
 }
 
-// replayStream sends a stream to a server and checks that every command
-// in it succeeds.
-func replayStream(t *testing.T, rc *rawConn, stream []byte) {
+// loadStreamIntoRedis starts a redis-server that loads stream as its
+// append-only file (the incr file of a Redis 7 AOF directory, no base), as
+// it loads an AOF at start: without expiring keys while it replays. It
+// returns the server's address.
+func loadStreamIntoRedis(t *testing.T, stream []byte) string {
 	t.Helper()
-	rc.send(string(stream))
-	rc.send(multibulk("PING", "end-of-stream"))
-	for {
-		r := rc.reply()
-		if r == "$13\r\nend-of-stream\r\n" {
-			return
-		}
-		if strings.HasPrefix(r, "-") {
-			t.Fatalf("replaying the stream: %q\nstream:\n%q", r, stream)
-		}
+	dir := t.TempDir()
+	aofDir := filepath.Join(dir, "appendonlydir")
+	if err := os.Mkdir(aofDir, 0o755); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(aofDir, "appendonly.aof.1.incr.aof"), stream, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := "file appendonly.aof.1.incr.aof seq 1 type i\n"
+	if err := os.WriteFile(filepath.Join(aofDir, "appendonly.aof.manifest"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startRefRedis(t, "--dir", dir, "--appendonly", "yes")
+	rc := dialRaw(t, addr)
+	for i := 0; strings.Contains(rc.do("INFO", "persistence"), "loading:1"); i++ {
+		if i > 500 {
+			t.Fatal("redis-server still loading the stream")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return addr
 }
 
 // dumpKeyspace prints every key of databases 0-15 with its type, value

@@ -64,6 +64,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		}
 		ctx.args = args
 		s.call(ctx, scratch)
+		if s.prop.on.Load() {
+			s.afterCommand(ctx) // propagate.go: the keys a read expired
+		}
 		ctx.endCommand() // notify.go
 	}
 	out = ctx.out
@@ -97,7 +100,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	}
 	if !cl.execing {
 		// inside EXEC the store is locked: no eviction until it ends
-		if msg := s.checkMemoryOn(c.store, cmd, c.now); msg != "" {
+		if msg := s.checkMemoryProp(c, cmd); msg != "" { // propagate.go
 			c.rejectQueued(cmd, msg)
 			return
 		}
