@@ -62,6 +62,10 @@ type Info struct {
 // Info returns the log's state now.
 func (l *Log) Info() Info {
 	st := &l.st
+	// A rewrite updates its stats before it clears rewriting, under mmu.
+	l.mmu.Lock()
+	rewriting, rwStart := l.rewriting, l.rwStart
+	l.mmu.Unlock()
 	in := Info{
 		CurrentSize:     st.baseSize.Load() + st.otherIncr.Load() + st.incrSize.Load(),
 		BaseSize:        st.rewriteBase.Load(),
@@ -76,6 +80,10 @@ func (l *Log) Info() Info {
 		Rewrites:                    st.rewrites.Load(),
 		RewritesConsecutiveFailures: st.rewriteFailures.Load(),
 	}
+	if rewriting {
+		in.RewriteInProgress = true
+		in.CurrentRewriteTimeSec = int64(time.Since(rwStart) / time.Second)
+	}
 	if e := st.lastRewriteErr.Load(); e != nil {
 		in.LastRewriteErr = e.err
 	}
@@ -86,12 +94,6 @@ func (l *Log) Info() Info {
 	l.mu.Lock()
 	in.BufferLength = int64(len(l.buf)) + st.pending.Load()
 	l.mu.Unlock()
-	l.mmu.Lock()
-	if l.rewriting {
-		in.RewriteInProgress = true
-		in.CurrentRewriteTimeSec = int64(time.Since(l.rwStart) / time.Second)
-	}
-	l.mmu.Unlock()
 	return in
 }
 

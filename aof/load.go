@@ -177,7 +177,7 @@ func (ld *loader) command(args [][]byte, start int64) error {
 func (ld *loader) tornTail(path, name string, start, valid int64, last, truncate bool) error {
 	reason := "unexpected end of file reading the append only file"
 	if ld.tx.open {
-		reason = "incomplete MULTI/EXEC transaction"
+		reason, start = "incomplete MULTI/EXEC transaction", ld.tx.start
 	}
 	if !truncate || !last {
 		if truncate {

@@ -57,58 +57,55 @@ func (l *Log) run() {
 		case <-againC:
 			again = nil
 		}
-		closed := l.closing()
-		wait := l.flush(&g, closed)
-		if closed {
+		if l.closing() {
 			l.finish(&g)
 			return
 		}
-		if wait > 0 && again == nil {
+		if wait := l.flush(&g, false); wait > 0 && again == nil {
 			again = time.NewTimer(wait)
 		}
 	}
 }
 
-// flush takes what Append gathered, unless a failed group is still
-// pending, and writes it. It returns how soon to try again when it left
-// bytes unwritten (a write error, or an EverySec write postponed behind a
-// running fsync), else 0.
+// flush writes the pending group, if a failed one is left, then takes
+// and writes what Append gathered, until nothing is left. It returns how
+// soon to try again when it left bytes unwritten (a write error, or an
+// EverySec write postponed behind a running fsync), else 0.
 func (l *Log) flush(g *group, force bool) time.Duration {
-	if l.st.fatal.Load() != nil {
-		l.drop(g)
-		return 0
-	}
-	if len(g.data) == 0 && g.cut < 0 {
-		if !l.take(g) {
+	for {
+		if l.st.fatal.Load() != nil {
+			l.drop(g)
 			return 0
 		}
-	}
-	if l.o.Fsync == EverySec && !force && g.cut < 0 && l.st.bioPending.Load() != 0 {
-		if l.postpone.IsZero() {
-			l.postpone = time.Now()
-			return postponeCheck
+		if len(g.data) == 0 && g.cut < 0 && !l.take(g) {
+			return 0
 		}
-		if time.Since(l.postpone) < postponeLimit {
-			return postponeCheck
+		if l.o.Fsync == EverySec && !force && g.cut < 0 && l.st.bioPending.Load() != 0 {
+			if l.postpone.IsZero() {
+				l.postpone = time.Now()
+				return postponeCheck
+			}
+			if time.Since(l.postpone) < postponeLimit {
+				return postponeCheck
+			}
+			l.st.delayedFsync.Add(1)
 		}
-		l.st.delayedFsync.Add(1)
-	}
-	l.postpone = time.Time{}
-	if g.cut >= 0 {
-		if !l.write(g, g.cut, g.cutSeq) {
+		l.postpone = time.Time{}
+		if g.cut >= 0 {
+			if !l.write(g, g.cut, g.cutSeq) {
+				return retryInterval
+			}
+			l.switchFile(g)
+		}
+		if !l.write(g, len(g.data), g.seq) {
 			return retryInterval
 		}
-		l.switchFile(g)
+		l.spare, g.data = g.data[:0], nil
+		if cap(l.spare) > 4<<20 {
+			l.spare = nil // a burst made it huge: let it go
+		}
+		l.st.pending.Store(0)
 	}
-	if !l.write(g, len(g.data), g.seq) {
-		return retryInterval
-	}
-	l.spare, g.data = g.data[:0], nil
-	if cap(l.spare) > 4<<20 {
-		l.spare = nil // a burst made it huge: let it go
-	}
-	l.st.pending.Store(0)
-	return 0
 }
 
 // take moves Append's buffer into g, giving Append the spare buffer. It
@@ -285,17 +282,18 @@ func (l *Log) openNextIncr() error {
 
 // finish writes what is left at Close, fsyncs and closes the file.
 func (l *Log) finish(g *group) {
-	for range 2 { // what was pending, then what Append added meanwhile
-		if len(g.data) > 0 || g.cut >= 0 || l.take(g) {
-			if l.flush(g, true) != 0 {
-				l.closeErr = errors.New("aof: writing at close: " + syscall.Errno(l.st.writeErrno.Load()).Error())
-				break
-			}
-		}
+	if l.flush(g, true) != 0 {
+		l.closeErr = errors.New("aof: writing at close: " + syscall.Errno(l.st.writeErrno.Load()).Error())
 	}
 	if g.cutRes != nil {
 		g.cutRes <- ErrClosed
 	}
+	l.mu.Lock()
+	if l.cutRes != nil {
+		l.cutRes <- ErrClosed
+		l.cut, l.cutRes = -1, nil
+	}
+	l.mu.Unlock()
 	if f := l.st.fatal.Load(); f != nil && l.closeErr == nil {
 		l.closeErr = f.err
 	}

@@ -1,0 +1,184 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// model is a keyspace whose writes are appended to a log under one lock,
+// the barrier a server holds when it snapshots and calls Rewrite.
+type model struct {
+	mu   sync.Mutex
+	kv   map[string]string
+	l    *Log
+	errs []error
+}
+
+func (m *model) set(k, v string) {
+	m.mu.Lock()
+	m.kv[k] = v
+	m.l.Append(command("SET", k, v))
+	m.mu.Unlock()
+}
+
+// rewrite snapshots the keyspace and starts a rewrite writing it as SETs.
+func (m *model) rewrite(fail error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	snap := maps.Clone(m.kv)
+	return m.l.Rewrite(func(w io.Writer) error {
+		for _, k := range slices.Sorted(maps.Keys(snap)) {
+			if _, err := w.Write(command("SET", k, snap[k])); err != nil {
+				return err
+			}
+		}
+		return fail
+	})
+}
+
+// waitRewrite waits until no rewrite runs.
+func waitRewrite(l *Log) Info {
+	for {
+		if in := l.Info(); !in.RewriteInProgress {
+			return in
+		}
+		runtime.Gosched()
+	}
+}
+
+func TestRewriteWhileAppendingLosesAndDuplicatesNothing(t *testing.T) {
+	for _, p := range []Fsync{Always, EverySec} {
+		t.Run(p.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			l, err := Open(Options{Dir: dir, Fsync: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &model{kv: map[string]string{}, l: l}
+			const goroutines, each = 4, 300
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					for i := range each {
+						m.set(fmt.Sprintf("g%d:%d", g, i), "v")
+					}
+				})
+			}
+			for range 3 {
+				if err := m.rewrite(nil); err != nil {
+					t.Fatal(err)
+				}
+				if in := waitRewrite(l); !in.LastRewriteOK {
+					t.Fatalf("rewrite failed: %v", in.LastRewriteErr)
+				}
+			}
+			wg.Wait()
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := replay(t, Options{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for _, c := range got {
+				seen[c]++
+			}
+			for k := range m.kv {
+				if n := seen["SET "+k+" v"]; n != 1 {
+					t.Errorf("%s loaded %d times", k, n)
+				}
+			}
+			if len(got) != len(m.kv) {
+				t.Errorf("loaded %d commands for %d keys", len(got), len(m.kv))
+			}
+			want := "file appendonly.aof.3.base.aof seq 3 type b\nfile appendonly.aof.4.incr.aof seq 4 type i\n"
+			if man := readManifestFile(t, dir); man != want {
+				t.Errorf("manifest %q, want %q", man, want)
+			}
+			ents, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+			if len(ents) != 3 {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Errorf("directory holds %q, want the manifest, the base and the incr file", names)
+			}
+		})
+	}
+}
+
+func TestRewriteFailureKeepsOldManifestAndNewIncr(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model{kv: map[string]string{}, l: l}
+	m.set("a", "1")
+	if err := m.rewrite(errors.New("disk on fire")); err != nil {
+		t.Fatal(err)
+	}
+	m.set("b", "2")
+	in := waitRewrite(l)
+	if in.LastRewriteOK || in.RewritesConsecutiveFailures != 1 || in.LastRewriteErr == nil {
+		t.Fatalf("info after a failed rewrite: %+v", in)
+	}
+	want := "file appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+	if man := readManifestFile(t, dir); man != want {
+		t.Fatalf("manifest %q, want %q", man, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "appendonlydir", tempBaseName())); !os.IsNotExist(err) {
+		t.Errorf("temporary base left behind: %v", err)
+	}
+	if err := m.rewrite(nil); err != nil {
+		t.Fatal(err)
+	}
+	m.set("c", "3")
+	if in := waitRewrite(l); !in.LastRewriteOK || in.Rewrites != 1 || in.RewritesConsecutiveFailures != 0 {
+		t.Fatalf("info after a good rewrite: %+v", in)
+	}
+	l.Close()
+	want = "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.3.incr.aof seq 3 type i\n"
+	if man := readManifestFile(t, dir); man != want {
+		t.Fatalf("manifest %q, want %q", man, want)
+	}
+	got, _, err := replay(t, Options{Dir: dir})
+	if err != nil || strings.Join(got, ",") != "SET a 1,SET b 2,SET c 3" {
+		t.Fatalf("replay = %q, %v", got, err)
+	}
+}
+
+func TestRewriteRefusesASecondOne(t *testing.T) {
+	l, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	if err := l.Rewrite(func(io.Writer) error { <-release; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Rewrite(func(io.Writer) error { return nil }); err != ErrRewriteInProgress {
+		t.Errorf("second Rewrite = %v, want ErrRewriteInProgress", err)
+	}
+	if in := l.Info(); !in.RewriteInProgress || in.CurrentRewriteTimeSec < 0 {
+		t.Errorf("info during a rewrite: %+v", in)
+	}
+	close(release)
+	waitRewrite(l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Rewrite(func(io.Writer) error { return nil }); err != ErrClosed {
+		t.Errorf("Rewrite after Close = %v, want ErrClosed", err)
+	}
+}
