@@ -11,7 +11,7 @@ import (
 
 // writeDir writes an AOF directory under a new server dir: the manifest
 // and files, each name followed by its content.
-func writeDir(t *testing.T, manifest string, files ...string) string {
+func writeDir(t testing.TB, manifest string, files ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	ad := filepath.Join(dir, "appendonlydir")

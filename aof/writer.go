@@ -18,6 +18,9 @@ var (
 	everySecPeriod = time.Second
 )
 
+// maxSpare is the largest buffer the writer keeps for reuse.
+const maxSpare = 64 << 20
+
 // group is the batch the writer has taken from Append's buffer and not yet
 // written completely. 0 <= cut <= len(data) when a rewrite switches files
 // inside it, else cut < 0.
@@ -100,10 +103,10 @@ func (l *Log) flush(g *group, force bool) time.Duration {
 		if !l.write(g, len(g.data), g.seq) {
 			return retryInterval
 		}
-		l.spare, g.data = g.data[:0], nil
-		if cap(l.spare) > 4<<20 {
-			l.spare = nil // a burst made it huge: let it go
-		}
+		if cap(g.data) <= maxSpare {
+			l.spare = g.data[:0]
+		} // else a burst made it huge: let it go
+		g.data = nil
 		l.st.pending.Store(0)
 	}
 }

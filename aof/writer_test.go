@@ -1,0 +1,69 @@
+package aof
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// TestWriteErrorIsRecordedAndNothingBecomesDurable writes to an incr file
+// that is a link to /dev/full, where every write fails with ENOSPC.
+func TestWriteErrorIsRecordedAndNothingBecomesDurable(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	for _, p := range []Fsync{Always, EverySec} {
+		t.Run(p.String(), func(t *testing.T) {
+			dir := writeDir(t, manifestIncr1)
+			if err := os.Symlink("/dev/full", filepath.Join(dir, "appendonlydir", incr1)); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Open(Options{Dir: dir, Fsync: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Append(command("SET", "a", "1"))
+			for l.Info().LastWriteOK {
+				runtime.Gosched()
+			}
+			seq := l.Append(command("SET", "b", "2")) // never waits
+			in := l.Info()
+			if in.LastWriteErrno != syscall.ENOSPC || l.Durable() != 0 || seq != 2 || in.BufferLength == 0 {
+				t.Errorf("after ENOSPC: errno %v, durable %d, seq %d, info %+v", in.LastWriteErrno, l.Durable(), seq, in)
+			}
+			if err := l.Close(); err == nil {
+				t.Error("Close succeeded with unwritten appends")
+			}
+			if l.Durable() != 0 {
+				t.Errorf("Durable %d after a failed Close", l.Durable())
+			}
+		})
+	}
+}
+
+func TestInfoSizes(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(Options{Dir: dir, Fsync: Always})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cmd := command("SET", "k", "v")
+	seq := l.Append(cmd)
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if in := l.Info(); in.CurrentSize != int64(len(cmd)) || in.BaseSize != 0 || !in.LastWriteOK || in.LastRewriteTimeSec != -1 {
+		t.Fatalf("info %+v", in)
+	}
+	m := &model{kv: map[string]string{"k": "v"}, l: l}
+	if err := m.rewrite(nil); err != nil {
+		t.Fatal(err)
+	}
+	in := waitRewrite(l)
+	if in.CurrentSize != int64(len(cmd)) || in.BaseSize != int64(len(cmd)) || in.LastRewriteTimeSec != 0 {
+		t.Fatalf("info after the rewrite %+v", in)
+	}
+}
