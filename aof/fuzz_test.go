@@ -14,10 +14,10 @@ import (
 func FuzzManifest(f *testing.F) {
 	seeds := []string{
 		"file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n", // what Redis writes
-		"file a seq 2 type b\nfile a.1 seq 1 type h\nfile a.2 seq 2 type i\nfile a.3 seq 3 type i\n",   // after a failed rewrite
-		"# comment\nfile \"sp ace\\x00\" seq 1 type i extra 1\n",                                      // quoting, unknown key
-		"file 'q' seq -3 type i\r\n",                                                                  // single quotes, CRLF, negative seq
-		"file a seq 1 type b",                                                                         // no LF
+		"file a seq 2 type b\nfile a.1 seq 1 type h\nfile a.2 seq 2 type i\nfile a.3 seq 3 type i\n", // after a failed rewrite
+		"# comment\nfile \"sp ace\\x00\" seq 1 type i extra 1\n",                                     // quoting, unknown key
+		"file 'q' seq -3 type i\r\n", // single quotes, CRLF, negative seq
+		"file a seq 1 type b",        // no LF
 	}
 	for _, tt := range manifestTests {
 		seeds = append(seeds, tt.in)

@@ -7,6 +7,7 @@ import (
 	"hash/crc64"
 	"io"
 	"math/bits"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -161,7 +162,9 @@ func (m *kvModel) apply(args [][]byte) error {
 func TestLoadDirectoryRedisServerWrote(t *testing.T) {
 	for _, preamble := range []string{"yes", "no"} {
 		dir := t.TempDir()
-		c := redisref.Start(t, "--appendonly", "yes", "--dir", dir, "--aof-use-rdb-preamble", preamble)
+		// always: with everysec Redis may postpone a write behind a running
+		// fsync for up to two seconds and reply before it.
+		c := redisref.Start(t, "--appendonly", "yes", "--appendfsync", "always", "--dir", dir, "--aof-use-rdb-preamble", preamble)
 		do := func(args ...string) {
 			t.Helper()
 			if _, err := c.Do(args...); err != nil {
@@ -212,7 +215,13 @@ func TestLoadDirectoryRedisServerWrote(t *testing.T) {
 		}
 		if m.str["before"] != "rewrite" || m.str["after"] != "rewrite" || m.str["in"] != "tx" ||
 			strings.Join(m.list["l"], ",") != "x,y,z,w" || m.txs != 1 {
-			t.Errorf("preamble %s: loaded %v %v, %d transactions", preamble, m.str, m.list, m.txs)
+			man, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+			ents, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("preamble %s: loaded %v %v, %d transactions; stats %+v; manifest %q; files %q", preamble, m.str, m.list, m.txs, st, man, names)
 		}
 	}
 }
