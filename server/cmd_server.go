@@ -1,10 +1,11 @@
 package server
 
 import (
-	"bytes"
-	"path"
+	"github.com/loopkv/loopkv/config"
+	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,59 +26,6 @@ func cmdTime(c *cmdCtx) {
 
 // CONFIG
 
-// cmdConfigGet is CONFIG GET pattern [pattern ...]: a map of every setting
-// matching any pattern (glob, case-insensitive).
-func cmdConfigGet(c *cmdCtx) {
-	var hit []*configParam
-	for i := range configParams {
-		p := &configParams[i]
-		for _, pat := range c.args[2:] {
-			if ok, _ := path.Match(strings.ToLower(string(pat)), p.name); ok {
-				hit = append(hit, p)
-				break
-			}
-		}
-	}
-	c.mapLen(len(hit))
-	for _, p := range hit {
-		c.bulkString(p.name)
-		c.bulkString(p.get(c.srv))
-	}
-}
-
-// cmdConfigSet is CONFIG SET name value [name value ...]; all or nothing
-// is checked before any is applied.
-func cmdConfigSet(c *cmdCtx) {
-	if len(c.args)%2 != 0 {
-		c.errReply("ERR wrong number of arguments for 'config|set' command")
-		return
-	}
-	type change struct {
-		p   *configParam
-		val string
-	}
-	var changes []change
-	for i := 2; i < len(c.args); i += 2 {
-		p := findConfigParam(c.args[i])
-		if p == nil {
-			c.errReply("ERR Unknown option or number of arguments for CONFIG SET - '" + clip(c.args[i]) + "'")
-			return
-		}
-		if p.set == nil {
-			c.errReply("ERR CONFIG SET failed (possibly related to argument '" + p.name + "') - can't set immutable config")
-			return
-		}
-		changes = append(changes, change{p, string(c.args[i+1])})
-	}
-	for _, ch := range changes {
-		if msg := ch.p.set(c.srv, ch.val); msg != "" {
-			c.errReply("ERR CONFIG SET failed (possibly related to argument '" + ch.p.name + "') - " + msg)
-			return
-		}
-	}
-	c.ok()
-}
-
 // cmdConfigResetStat zeroes the server's counters; the store's hit, miss
 // and expiry counters are not reset.
 func cmdConfigResetStat(c *cmdCtx) {
@@ -95,119 +43,6 @@ func cmdConfigRewrite(c *cmdCtx) {
 		return
 	}
 	c.errReply("ERR Rewriting config file: CONFIG REWRITE is not supported by loopkv")
-}
-
-// configParam is one setting CONFIG GET reports. set returns "" or the
-// reason the value was refused; nil set means immutable.
-type configParam struct {
-	name string
-	get  func(s *Server) string
-	set  func(s *Server, v string) string
-}
-
-func findConfigParam(name []byte) *configParam {
-	for i := range configParams {
-		if bytes.EqualFold(name, []byte(configParams[i].name)) {
-			return &configParams[i]
-		}
-	}
-	return nil
-}
-
-func constParam(name, value string) configParam {
-	return configParam{name: name, get: func(*Server) string { return value }}
-}
-
-// settable is a setting with no effect in loopkv: stored and reported.
-func settable(name, def string) configParam {
-	return configParam{name: name,
-		get: func(s *Server) string { return s.cfg.misc(name, def) },
-		set: func(s *Server, v string) string { s.cfg.setMisc(name, v); return "" }}
-}
-
-func intParam(name string, min int64, v func(s *Server) int64, set func(s *Server, n int64)) configParam {
-	return configParam{name: name,
-		get: func(s *Server) string { return strconv.FormatInt(v(s), 10) },
-		set: func(s *Server, val string) string {
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return "argument couldn't be parsed into an integer"
-			}
-			if n < min {
-				return "argument must be between " + strconv.FormatInt(min, 10) + " and 9223372036854775807 inclusive"
-			}
-			set(s, n)
-			return ""
-		}}
-}
-
-func memParam(name string, min int64, v func(s *Server) int64, set func(s *Server, n int64)) configParam {
-	return configParam{name: name,
-		get: func(s *Server) string { return strconv.FormatInt(v(s), 10) },
-		set: func(s *Server, val string) string {
-			n, ok := ParseMemory(val)
-			if !ok {
-				return "argument must be a memory value"
-			}
-			if n < min {
-				return "argument must be between " + strconv.FormatInt(min, 10) + " and 9223372036854775807 inclusive"
-			}
-			set(s, n)
-			return ""
-		}}
-}
-
-var configParams = []configParam{
-	{name: "bind", get: func(s *Server) string { return s.opts.Bind }},
-	{name: "port", get: func(s *Server) string { return strconv.Itoa(s.opts.Port) }},
-	{name: "databases", get: func(s *Server) string { return strconv.Itoa(s.opts.Databases) }},
-	{name: "io-threads", get: func(s *Server) string { return strconv.Itoa(s.opts.Loops) }},
-	intParam("maxclients", 1, func(s *Server) int64 { return s.cfg.maxClients.Load() },
-		func(s *Server, n int64) { s.cfg.maxClients.Store(n) }),
-	intParam("timeout", 0, func(s *Server) int64 { return s.cfg.timeout.Load() },
-		func(s *Server, n int64) { s.cfg.timeout.Store(n) }),
-	{name: "requirepass",
-		get: func(s *Server) string { return *s.cfg.requirePass.Load() },
-		set: func(s *Server, v string) string { s.cfg.requirePass.Store(&v); s.acl.setRequirePass(v); return "" }},
-	{name: "loglevel",
-		get: func(s *Server) string { return *s.cfg.logLevel.Load() },
-		set: func(s *Server, v string) string {
-			v = strings.ToLower(v)
-			lvl, ok := ZapLevel(v)
-			if !ok {
-				return "argument(s) must be one of the following: debug, verbose, notice, warning"
-			}
-			s.cfg.logLevel.Store(&v)
-			if s.opts.Level != nil {
-				s.opts.Level.SetLevel(lvl)
-			}
-			return ""
-		}},
-	memParam("client-query-buffer-limit", 1<<20, func(s *Server) int64 { return s.cfg.queryBufLimit.Load() },
-		func(s *Server, n int64) { s.cfg.queryBufLimit.Store(n) }),
-	memParam("proto-max-bulk-len", 1<<20, func(s *Server) int64 { return s.cfg.protoMaxBulk.Load() },
-		func(s *Server, n int64) { s.cfg.protoMaxBulk.Store(n) }),
-	{name: "client-output-buffer-limit",
-		get: func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
-		set: setOutputBufferLimit},
-	{name: "appendonly",
-		get: func(*Server) string { return "no" },
-		set: func(_ *Server, v string) string {
-			if strings.EqualFold(v, "no") {
-				return ""
-			}
-			return "loopkv does not persist: appendonly must be no"
-		}},
-	settable("appendfsync", "everysec"),
-	maxMemoryParam,
-	maxMemoryPolicyParam,
-	maxMemorySamplesParam,
-	maxMemoryTenacityParam,
-	trackingMaxKeysParam,
-	protectedModeParam,
-	settable("tcp-keepalive", "300"),
-	settable("hz", "10"),
-	constParam("tls-port", "0"),
 }
 
 // setOutputBufferLimit parses "class hard soft seconds ..." and applies the
@@ -339,4 +174,83 @@ var serverCommands = []command{
 		Fn: cmdShutdown},
 }
 
-func init() { register(serverCommands...) }
+func init() {
+	register(serverCommands...)
+	registerSettings(serverSettings...)
+}
+
+// serverSettings are the connection, client and logging settings.
+var serverSettings = []configParam{
+	{Setting: config.Setting{Name: "bind", Default: "127.0.0.1", Type: config.String{}, Flags: config.Immutable,
+		Help: "address to listen on (the first of a list)"},
+		get: func(s *Server) string { return s.opts.Bind }},
+	{Setting: config.Setting{Name: "port", Default: "6379", Type: config.Int{Max: 65535}, Flags: config.Immutable,
+		Help: "TCP port for plaintext clients; 0 listens on the TLS port only"},
+		get: func(s *Server) string { return strconv.Itoa(s.opts.Port) }},
+	{Setting: config.Setting{Name: "databases", Default: "16", Type: config.Int{Min: 1, Max: math.MaxInt32}, Flags: config.Immutable,
+		Help: "number of logical databases (SELECT 0 to N-1)"},
+		get: func(s *Server) string { return strconv.Itoa(s.opts.Databases) }},
+	{Setting: config.Setting{Name: "io-threads", Default: "1", Type: config.Int{Min: 1, Max: 128}, Flags: config.Immutable,
+		Help: "accepted for redis.conf; CONFIG GET reports the event loops (see loops)"},
+		get: func(s *Server) string { return strconv.Itoa(s.opts.Loops) }},
+	atomicInt(config.Setting{Name: "maxclients", Default: "10000", Type: config.Int{Min: 1, Max: math.MaxUint32, Unsigned: true},
+		Help: "most clients connected at once; more are refused with an error"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.maxClients }),
+	atomicInt(config.Setting{Name: "timeout", Default: "0", Type: config.Int{Max: math.MaxInt32},
+		Help: "close a client idle this many seconds; 0 never"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.timeout }),
+	{Setting: config.Setting{Name: "requirepass", Default: "", Type: config.String{},
+		Help: "the default user's password; empty for none"},
+		get: func(s *Server) string { return *s.cfg.requirePass.Load() },
+		apply: func(s *Server, v config.Value) {
+			pass := v.S
+			s.cfg.requirePass.Store(&pass)
+			s.acl.setRequirePass(pass)
+		}},
+	{Setting: config.Setting{Name: "loglevel", Default: "notice", Type: config.Enum{"debug", "verbose", "notice", "warning"},
+		Help: "log verbosity: debug, verbose, notice or warning"},
+		get: func(s *Server) string { return *s.cfg.logLevel.Load() },
+		apply: func(s *Server, v config.Value) {
+			name := v.S
+			s.cfg.logLevel.Store(&name)
+			if lvl, ok := ZapLevel(name); ok && s.opts.Level != nil {
+				s.opts.Level.SetLevel(lvl)
+			}
+		}},
+	atomicInt(config.Setting{Name: "client-query-buffer-limit", Default: "1gb",
+		Type: config.Memory{Min: 1 << 20, Max: math.MaxInt64, Unsigned: true},
+		Help: "close a client whose unparsed input grows past this size"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.queryBufLimit }),
+	atomicInt(config.Setting{Name: "proto-max-bulk-len", Default: "512mb", Type: config.Memory{Min: 1 << 20, Max: math.MaxInt64},
+		Help: "longest bulk string a request may carry"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.protoMaxBulk }),
+	{Setting: config.Setting{Name: "client-output-buffer-limit", Default: "normal 256mb 0 0", Type: config.Func(checkOutputBufferLimit),
+		Help: "CLASS HARD SOFT SECONDS: close a client (normal, replica, pubsub) whose unsent replies pass HARD"},
+		get:   func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
+		apply: func(s *Server, v config.Value) { _ = setOutputBufferLimit(s, v.S) }},
+	{Setting: config.Setting{Name: "appendonly", Default: "no", Type: config.Bool{},
+		Help: "append-only file (accepted as no; loopkv does not persist yet)"},
+		get: func(*Server) string { return "no" },
+		set: func(_ *Server, v string) string {
+			if strings.EqualFold(v, "no") {
+				return ""
+			}
+			return "loopkv does not persist: appendonly must be no"
+		}},
+	settable(config.Setting{Name: "appendfsync", Default: "everysec", Type: config.Enum{"everysec", "always", "no"},
+		Help: "append-only file fsync policy (accepted; no effect yet)"}),
+	settable(config.Setting{Name: "tcp-keepalive", Default: "300", Type: config.Int{Max: math.MaxInt32},
+		Help: "TCP keepalive period in seconds (accepted; no effect)"}),
+	settable(config.Setting{Name: "hz", Default: "10", Type: config.Int{Max: math.MaxInt32},
+		Help: "background task frequency (accepted; no effect)"}),
+}
+
+// checkOutputBufferLimit checks a client-output-buffer-limit value.
+func checkOutputBufferLimit(v string) (config.Value, string) {
+	var scratch Server
+	scratch.cfg.outBufLimitRaw.Store(new(string))
+	if msg := setOutputBufferLimit(&scratch, v); msg != "" {
+		return config.Value{}, msg
+	}
+	return config.Value{S: v}, ""
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/loopkv/loopkv/config"
 	"math"
 	"strconv"
 
@@ -86,7 +87,7 @@ func encodingConfigParams() []configParam {
 	var ps []configParam
 	for i := range EncodingSettings {
 		e := &EncodingSettings[i]
-		p := configParam{name: e.Name,
+		p := configParam{Setting: config.Setting{Name: e.Name},
 			get: func(s *Server) string {
 				l := s.store.Limits()
 				return strconv.Itoa(*e.field(&l))
@@ -101,7 +102,7 @@ func encodingConfigParams() []configParam {
 			}}
 		ps = append(ps, p)
 		if e.Alias != "" {
-			p.name = e.Alias
+			p.Name = e.Alias
 			ps = append(ps, p)
 		}
 	}

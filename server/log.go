@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/loopkv/loopkv/config"
 	"os"
 	"strings"
 
@@ -82,10 +83,10 @@ var errLogFormat = errors.New("log-format: must be console or json")
 func init() {
 	yesNo := map[bool]string{true: "yes", false: "no"}
 	configParams = append(configParams,
-		configParam{name: "logfile", get: func(s *Server) string { return s.opts.Log.File }},
-		configParam{name: "syslog-enabled", get: func(s *Server) string { return yesNo[s.opts.Log.Syslog] }},
-		configParam{name: "syslog-ident", get: func(s *Server) string { return s.opts.Log.SyslogIdent }},
-		configParam{name: "syslog-facility", get: func(s *Server) string { return strings.ToLower(s.opts.Log.SyslogFacility) }},
+		configParam{Setting: config.Setting{Name: "logfile"}, get: func(s *Server) string { return s.opts.Log.File }},
+		configParam{Setting: config.Setting{Name: "syslog-enabled"}, get: func(s *Server) string { return yesNo[s.opts.Log.Syslog] }},
+		configParam{Setting: config.Setting{Name: "syslog-ident"}, get: func(s *Server) string { return s.opts.Log.SyslogIdent }},
+		configParam{Setting: config.Setting{Name: "syslog-facility"}, get: func(s *Server) string { return strings.ToLower(s.opts.Log.SyslogFacility) }},
 	)
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/loopkv/loopkv/config"
 	"math"
 	"os"
 	"runtime/debug"
@@ -110,10 +111,16 @@ func (s *Server) checkMemoryOn(view *store.Store, cmd *command, now int64) (errT
 	return ""
 }
 
-// The CONFIG GET/SET rows of the memory settings, listed in configParams.
-var (
-	maxMemoryParam = memParam("maxmemory", 0, func(s *Server) int64 { return s.cfg.mem.maxMemory.Load() },
-		func(s *Server, n int64) {
+// memorySettings are the memory settings' rows.
+var memorySettings = []configParam{
+	{Setting: config.Setting{Name: "maxmemory", Default: "0", Type: config.Memory{Max: -1, Unsigned: true},
+		Help: "memory limit of the keyspace in bytes (units: kb, mb, gb); 0 is no limit"},
+		get: func(s *Server) string { return strconv.FormatInt(s.cfg.mem.maxMemory.Load(), 10) },
+		apply: func(s *Server, v config.Value) {
+			n := v.N
+			if n < 0 {
+				n = math.MaxInt64 // above 2^63: as good as no limit
+			}
 			s.cfg.mem.maxMemory.Store(n)
 			applySoftMemoryLimit(n)
 			// Redis starts evicting at once when the limit drops below use.
@@ -122,15 +129,21 @@ var (
 				evicted, _ := st.Evict(now, s.cfg.mem.evictOptions())
 				s.countEviction(evicted)
 			})
-		})
-	maxMemoryPolicyParam = configParam{name: "maxmemory-policy",
+		}},
+	{Setting: config.Setting{Name: "maxmemory-policy", Default: "noeviction",
+		Type: config.Enum{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"},
+		Help: "what to evict at maxmemory: noeviction, allkeys-lru, allkeys-random, volatile-lru, volatile-random or volatile-ttl"},
 		get: func(s *Server) string { return s.cfg.mem.policyName() },
-		set: setMaxMemoryPolicy}
-	maxMemorySamplesParam = boundedIntParam("maxmemory-samples", 1, math.MaxInt32,
-		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples })
-	maxMemoryTenacityParam = boundedIntParam("maxmemory-eviction-tenacity", 0, 100,
-		func(s *Server) *atomic.Int64 { return &s.cfg.mem.tenacity })
-)
+		set: setMaxMemoryPolicy},
+	atomicInt(config.Setting{Name: "maxmemory-samples", Default: "5", Type: config.Int{Min: 1, Max: math.MaxInt32},
+		Help: "keys sampled per eviction"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples }),
+	atomicInt(config.Setting{Name: "maxmemory-eviction-tenacity", Default: "10", Type: config.Int{Max: 100},
+		Help: "how long an eviction cycle may run, 0 to 100"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.tenacity }),
+}
+
+func init() { registerSettings(memorySettings...) }
 
 // setMaxMemoryPolicy is CONFIG SET maxmemory-policy. Redis's LFU policies
 // are refused with their own message: the store keeps no access counts.
@@ -148,7 +161,7 @@ func setMaxMemoryPolicy(s *Server, v string) string {
 
 // boundedIntParam is an integer setting in [lo, hi], with Redis's messages.
 func boundedIntParam(name string, lo, hi int64, v func(s *Server) *atomic.Int64) configParam {
-	return configParam{name: name,
+	return configParam{Setting: config.Setting{Name: name},
 		get: func(s *Server) string { return strconv.FormatInt(v(s).Load(), 10) },
 		set: func(s *Server, val string) string {
 			n, err := strconv.ParseInt(val, 10, 64)

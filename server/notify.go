@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"github.com/loopkv/loopkv/config"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -126,11 +127,15 @@ func setNotifyFlags(s *Server, v string) string {
 	return ""
 }
 
-var notifyParam = configParam{name: "notify-keyspace-events",
-	get: func(s *Server) string { return notifyFlagsString(s.notifyCfg.load()) },
-	set: setNotifyFlags}
+// notifySettings is notify-keyspace-events.
+var notifySettings = []configParam{
+	{Setting: config.Setting{Name: "notify-keyspace-events", Default: "", Type: config.String{},
+		Help: "keyspace events published: letters of K E g $ l s h z x e t m d n A; empty for none"},
+		get: func(s *Server) string { return notifyFlagsString(s.notifyCfg.load()) },
+		set: setNotifyFlags},
+}
 
-func init() { configParams = append(configParams, notifyParam) }
+func init() { registerSettings(notifySettings...) }
 
 // loopJournal is one loop's store view, the journal that view records
 // into, and the loop's scratch for channel names. owning loop only.

@@ -19,7 +19,7 @@ func TestHotCommandsDoNotAllocateWithStats(t *testing.T) {
 		for _, tt := range zeroAllocCommands {
 			s, cl, scratch := newAllocServer(t, tt.setup)
 			for _, kv := range st.settings {
-				if msg := findConfigParam([]byte(kv[0])).set(s, kv[1]); msg != "" {
+				if msg := findConfigParam([]byte(kv[0])).setValue(s, kv[1]); msg != "" {
 					t.Fatal(msg)
 				}
 			}
@@ -55,11 +55,11 @@ func FuzzLatencyPercentiles(f *testing.F) {
 	p := findConfigParam([]byte("latency-tracking-info-percentiles"))
 	f.Fuzz(func(t *testing.T, v string) {
 		s, _, _ := newAllocServer(t, nil)
-		if p.set(s, v) != "" {
+		if p.setValue(s, v) != "" {
 			return
 		}
 		first := p.get(s)
-		if msg := p.set(s, first); msg != "" {
+		if msg := p.setValue(s, first); msg != "" {
 			t.Fatalf("%q printed as %q, which is refused: %s", v, first, msg)
 		}
 		if again := p.get(s); again != first {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/loopkv/loopkv/config"
 	"math"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func (c *obsConfig) load(s *Server, o Options) error {
 		if v == "" {
 			v = kv.def
 		}
-		if msg := findConfigParam([]byte(kv.name)).set(s, v); msg != "" {
+		if msg := findConfigParam([]byte(kv.name)).setValue(s, v); msg != "" {
 			return errors.New("server: " + kv.name + ": " + msg + ": " + strconv.Quote(v))
 		}
 	}
@@ -52,7 +53,7 @@ func init() { configParams = append(configParams, obsParams...) }
 var obsParams = []configParam{
 	boundedIntParam("slowlog-log-slower-than", -1, math.MaxInt64,
 		func(s *Server) *atomic.Int64 { return &s.cfg.obs.slowerThan }),
-	{name: "slowlog-max-len",
+	{Setting: config.Setting{Name: "slowlog-max-len"},
 		get: func(s *Server) string { return strconv.FormatInt(s.cfg.obs.slowlogMaxLen.Load(), 10) },
 		set: func(s *Server, v string) string {
 			if msg := boundedIntParam("slowlog-max-len", 0, math.MaxInt64,
@@ -65,7 +66,7 @@ var obsParams = []configParam{
 	boundedIntParam("latency-monitor-threshold", 0, math.MaxInt64,
 		func(s *Server) *atomic.Int64 { return &s.cfg.obs.monitorThreshold }),
 	boolParam("latency-tracking", func(s *Server) *atomic.Bool { return &s.cfg.obs.tracking }),
-	{name: "latency-tracking-info-percentiles",
+	{Setting: config.Setting{Name: "latency-tracking-info-percentiles"},
 		get: func(s *Server) string {
 			ps := *s.cfg.obs.percentiles.Load()
 			f := make([]string, len(ps))
@@ -97,7 +98,7 @@ func setPercentiles(s *Server, v string) string {
 
 // boolParam is a yes or no setting, with Redis's message.
 func boolParam(name string, v func(s *Server) *atomic.Bool) configParam {
-	return configParam{name: name,
+	return configParam{Setting: config.Setting{Name: name},
 		get: func(s *Server) string {
 			if v(s).Load() {
 				return "yes"

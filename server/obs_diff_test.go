@@ -335,7 +335,7 @@ func TestSlowCommandIsLoggedAndTrimmed(t *testing.T) {
 	if len(got) != 2 || !slices.Equal(got[0].args, []string{"GET", "a"}) || got[0].usec < 20000 || got[1].usec < 30000 {
 		t.Fatalf("slow log %+v, want GET a (>= 20 ms) then SET a 1 (>= 30 ms)", got)
 	}
-	if msg := findConfigParam([]byte("slowlog-max-len")).set(s, "1"); msg != "" || s.slowlog.len() != 1 {
+	if msg := findConfigParam([]byte("slowlog-max-len")).setValue(s, "1"); msg != "" || s.slowlog.len() != 1 {
 		t.Fatalf("slowlog-max-len 1: %q, %d entries", msg, s.slowlog.len())
 	}
 }

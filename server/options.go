@@ -135,8 +135,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// config holds the settings CONFIG SET may change while loops read them.
-type config struct {
+// liveConfig holds the settings CONFIG SET may change while loops read them.
+type liveConfig struct {
 	maxClients     atomic.Int64
 	requirePass    atomic.Pointer[string]
 	timeout        atomic.Int64 // seconds
@@ -157,7 +157,7 @@ type config struct {
 	miscKV map[string]string // settings with no effect, as last set
 }
 
-func (c *config) misc(name, def string) string {
+func (c *liveConfig) misc(name, def string) string {
 	c.miscMu.Lock()
 	defer c.miscMu.Unlock()
 	if v, ok := c.miscKV[name]; ok {
@@ -166,7 +166,7 @@ func (c *config) misc(name, def string) string {
 	return def
 }
 
-func (c *config) setMisc(name, v string) {
+func (c *liveConfig) setMisc(name, v string) {
 	c.miscMu.Lock()
 	defer c.miscMu.Unlock()
 	if c.miscKV == nil {
@@ -175,7 +175,7 @@ func (c *config) setMisc(name, v string) {
 	c.miscKV[name] = v
 }
 
-func (c *config) load(o Options) {
+func (c *liveConfig) load(o Options) {
 	c.maxClients.Store(int64(o.MaxClients))
 	pass := o.RequirePass
 	c.requirePass.Store(&pass)

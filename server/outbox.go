@@ -121,6 +121,6 @@ func (h *handler) deliverPending(cs *connState, ls *loopState, out []byte) []byt
 }
 
 // pubsubLimit is client-output-buffer-limit pubsub as set.
-func (c *config) pubsubLimit() outboxLimit {
+func (c *liveConfig) pubsubLimit() outboxLimit {
 	return outboxLimit{c.pubsubHard.Load(), c.pubsubSoft.Load(), c.pubsubSoftSecs.Load()}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/loopkv/loopkv/config"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -367,10 +368,12 @@ func protectedParam(p configParam) configParam {
 	return p
 }
 
-func init() { configParams = append(configParams, persistParams...) }
+func init() { registerSettings(persistSettings...) }
 
-var persistParams = []configParam{
-	{name: "save",
+// persistSettings are the RDB persistence settings.
+var persistSettings = []configParam{
+	{Setting: config.Setting{Name: "save", Default: defaultSavePoints, Type: config.String{},
+		Help: "snapshot rules: SECONDS CHANGES pairs (save after SECONDS if CHANGES writes); empty for none"},
 		get: func(s *Server) string { return formatSavePoints(*s.cfg.persist.points.Load()) },
 		set: func(s *Server, v string) string {
 			pts, ok := parseSavePoints(v)
@@ -380,10 +383,12 @@ var persistParams = []configParam{
 			s.cfg.persist.points.Store(&pts)
 			return ""
 		}},
-	protectedParam(configParam{name: "dir",
+	protectedParam(configParam{Setting: config.Setting{Name: "dir", Default: ".", Type: config.String{},
+		Help: "directory of the RDB file (an existing directory)"},
 		get: func(s *Server) string { return *s.cfg.persist.dir.Load() },
 		set: setDir}),
-	protectedParam(configParam{name: "dbfilename",
+	protectedParam(configParam{Setting: config.Setting{Name: "dbfilename", Default: defaultDBFilename, Type: config.String{},
+		Help: "RDB file name, inside dir"},
 		get: func(s *Server) string { return *s.cfg.persist.dbfilename.Load() },
 		set: func(s *Server, v string) string {
 			if strings.ContainsRune(v, '/') {
@@ -392,11 +397,21 @@ var persistParams = []configParam{
 			s.cfg.persist.dbfilename.Store(&v)
 			return ""
 		}}),
-	boolParam("rdbcompression", func(s *Server) *atomic.Bool { return &s.cfg.persist.compression }),
-	{name: "rdbchecksum", get: func(s *Server) string { return yesNo(s.cfg.persist.checksum.Load()) }},
-	boolParam("stop-writes-on-bgsave-error", func(s *Server) *atomic.Bool { return &s.cfg.persist.stopWrites }),
-	boolParam("rdb-del-sync-files", func(s *Server) *atomic.Bool { return &s.cfg.persist.delSync }),
-	{name: "enable-protected-configs", get: func(s *Server) string { return *s.cfg.persist.protected.Load() }},
+	atomicBool(config.Setting{Name: "rdbcompression", Default: "yes", Type: config.Bool{},
+		Help: "compress strings in the RDB file with LZF"},
+		func(s *Server) *atomic.Bool { return &s.cfg.persist.compression }),
+	{Setting: config.Setting{Name: "rdbchecksum", Default: "yes", Type: config.Bool{}, Flags: config.Immutable,
+		Help: "end the RDB file with a CRC64 checksum"},
+		get: func(s *Server) string { return yesNo(s.cfg.persist.checksum.Load()) }},
+	atomicBool(config.Setting{Name: "stop-writes-on-bgsave-error", Default: "yes", Type: config.Bool{},
+		Help: "refuse writes (MISCONF) after a failed background save"},
+		func(s *Server) *atomic.Bool { return &s.cfg.persist.stopWrites }),
+	atomicBool(config.Setting{Name: "rdb-del-sync-files", Default: "no", Type: config.Bool{},
+		Help: "delete RDB files made for replication (accepted; no replication)"},
+		func(s *Server) *atomic.Bool { return &s.cfg.persist.delSync }),
+	{Setting: config.Setting{Name: "enable-protected-configs", Default: "no", Type: config.Enum{"no", "yes", "local"},
+		Flags: config.Immutable, Help: "allow CONFIG SET of dir and dbfilename: no, yes or local"},
+		get: func(s *Server) string { return *s.cfg.persist.protected.Load() }},
 }
 
 func yesNo(b bool) string {
@@ -466,7 +481,7 @@ func (c *persistConfig) load(s *Server, o PersistOptions) error {
 		if v == "" {
 			v = kv.def
 		}
-		if msg := findConfigParam([]byte(kv.name)).set(s, v); msg != "" {
+		if msg := findConfigParam([]byte(kv.name)).setValue(s, v); msg != "" {
 			return errors.New("server: " + kv.name + ": " + msg + ": " + strconv.Quote(v))
 		}
 	}

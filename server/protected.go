@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/loopkv/loopkv/config"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -89,5 +90,11 @@ func isLoopback(a net.Addr) bool {
 	return false
 }
 
-// protectedModeParam is CONFIG GET/SET protected-mode, yes or no.
-var protectedModeParam = boolParam("protected-mode", func(s *Server) *atomic.Bool { return &s.cfg.prot.on })
+// protectedSettings is protected-mode, yes or no.
+var protectedSettings = []configParam{
+	atomicBool(config.Setting{Name: "protected-mode", Default: "yes", Type: config.Bool{},
+		Help: "while the default user has no password, serve loopback clients only"},
+		func(s *Server) *atomic.Bool { return &s.cfg.prot.on }),
+}
+
+func init() { registerSettings(protectedSettings...) }

@@ -30,7 +30,7 @@ type Server struct {
 
 	once  sync.Once
 	opts  Options // with defaults, after setup
-	cfg   config
+	cfg   liveConfig
 	log   *zap.Logger
 	h     handler
 	start time.Time

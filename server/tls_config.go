@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/loopkv/loopkv/config"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,19 +18,13 @@ import (
 // settings of one CONFIG SET land in one reload.
 
 func init() {
-	for i := range configParams {
-		if configParams[i].name == "tls-port" {
-			configParams = append(configParams[:i], configParams[i+1:]...)
-			break
-		}
-	}
-	configParams = append(configParams, tlsConfigParams...)
+	registerSettings(tlsConfigParams...)
 	infoSections = append(infoSections, infoSection{name: "tls", fn: (*Server).infoTLS})
 }
 
 // tlsParam is a TLS setting read from and written to TLSOptions.
 func tlsParam(name string, get func(o *TLSOptions) string, set func(o *TLSOptions, v string) string) configParam {
-	return configParam{name: name,
+	return configParam{Setting: config.Setting{Name: name},
 		get: func(s *Server) string {
 			if s.tls == nil {
 				o := s.opts.TLS.withDefaults()
@@ -98,7 +93,7 @@ var tlsConfigParams = func() []configParam {
 	certGet, certSet := firstOf(func(o *TLSOptions) *[]string { return &o.CertFiles })
 	keyGet, keySet := firstOf(func(o *TLSOptions) *[]string { return &o.KeyFiles })
 	return []configParam{
-		{name: "tls-port", get: func(s *Server) string { return strconv.Itoa(s.opts.TLS.Port) }},
+		{Setting: config.Setting{Name: "tls-port"}, get: func(s *Server) string { return strconv.Itoa(s.opts.TLS.Port) }},
 		tlsParam("tls-cert-file", certGet, certSet),
 		tlsParam("tls-key-file", keyGet, keySet),
 		// The password is never shown.
@@ -142,7 +137,7 @@ var tlsConfigParams = func() []configParam {
 				o.SessionCacheTimeout = n
 				return ""
 			}),
-		{name: "tls-auth-clients-user",
+		{Setting: config.Setting{Name: "tls-auth-clients-user"},
 			get: func(s *Server) string {
 				if s.tls == nil {
 					return "off"
@@ -169,7 +164,7 @@ var tlsConfigParams = func() []configParam {
 // tlsLimit is a limit read by the loops at once, with no reload.
 func tlsLimit(name string, field func(t *tlsState) *atomic.Int64) configParam {
 	def := map[string]int64{"tls-handshake-timeout": defaultTLSHandshakeTimeout, "tls-max-handshakes": defaultTLSMaxHandshakes}[name]
-	return configParam{name: name,
+	return configParam{Setting: config.Setting{Name: name},
 		get: func(s *Server) string {
 			if s.tls == nil {
 				return strconv.FormatInt(def, 10)
@@ -235,7 +230,7 @@ func (t *tlsState) certNotAfter() string {
 
 // tlsAutoReloadParam is CONFIG GET/SET tls-auto-reload-interval, in
 // seconds; the file checks read it each second, with no reload.
-var tlsAutoReloadParam = configParam{name: "tls-auto-reload-interval",
+var tlsAutoReloadParam = configParam{Setting: config.Setting{Name: "tls-auto-reload-interval"},
 	get: func(s *Server) string {
 		if s.tls == nil {
 			return strconv.Itoa(s.opts.TLS.AutoReloadInterval)

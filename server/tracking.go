@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"github.com/loopkv/loopkv/config"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -463,13 +465,12 @@ func (cl *client) endTrackingCommand(cmd *command) {
 	cl.track.caching = 0
 }
 
-var trackingMaxKeysParam = configParam{name: "tracking-table-max-keys",
-	get: func(s *Server) string { return strconv.FormatInt(s.tracking.maxKeys.Load(), 10) },
-	set: func(s *Server, v string) string {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return "argument couldn't be parsed into an integer"
-		}
-		s.tracking.maxKeys.Store(n)
-		return ""
-	}}
+var trackingSettings = []configParam{
+	{Setting: config.Setting{Name: "tracking-table-max-keys", Default: "1000000",
+		Type: config.Int{Max: math.MaxInt64, Unsigned: true},
+		Help: "keys the client-tracking table remembers; 0 is no limit"},
+		get:   func(s *Server) string { return strconv.FormatInt(s.tracking.maxKeys.Load(), 10) },
+		apply: func(s *Server, v config.Value) { s.tracking.maxKeys.Store(v.N) }},
+}
+
+func init() { registerSettings(trackingSettings...) }

@@ -21,6 +21,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/loopkv/loopkv/config"
 	"github.com/loopkv/loopkv/server"
 	"github.com/loopkv/loopkv/store"
 )
@@ -115,14 +116,15 @@ func loadSettings(args []string) (settings, string, error) {
 	}
 	fs := flag.NewFlagSet("loopkv", flag.ContinueOnError)
 	flagVals := map[string]*string{}
+	help := settingHelp()
 	for _, name := range sortedKeys(defaults) {
 		if repeatable[name] { // tls.go
 			v := cfg[name]
 			flagVals[name] = &v
-			fs.Var(&multiFlag{v: &v}, name, "redis.conf "+name+" (repeatable)")
+			fs.Var(&multiFlag{v: &v}, name, help(name)+" (repeatable)")
 			continue
 		}
-		flagVals[name] = fs.String(name, cfg[name], "redis.conf "+name)
+		flagVals[name] = fs.String(name, cfg[name], help(name))
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, "", err
@@ -142,23 +144,23 @@ func loadConfigFile(path string, cfg settings) error {
 		return err
 	}
 	defer f.Close()
-	dirs, err := parseConfig(f)
+	dirs, err := config.ParseFile(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	seen := map[string]bool{} // repeatable directives add lines (tls.go)
 	for _, d := range dirs {
-		if _, ok := defaults[d.name]; ok {
-			v := strings.Join(d.args, " ")
-			if repeatable[d.name] && seen[d.name] {
-				v = cfg[d.name] + "\n" + v
+		if _, ok := defaults[d.Name]; ok {
+			v := strings.Join(d.Args, " ")
+			if repeatable[d.Name] && seen[d.Name] {
+				v = cfg[d.Name] + "\n" + v
 			}
-			seen[d.name] = true
-			cfg[d.name] = v
+			seen[d.Name] = true
+			cfg[d.Name] = v
 			continue
 		}
-		if !ignored[d.name] {
-			return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", path, d.line, d.name)
+		if !ignored[d.Name] {
+			return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", path, d.Line, d.Name)
 		}
 	}
 	return nil
@@ -258,6 +260,31 @@ func newLogger(cfg settings, level zap.AtomicLevel, c *server.LogConfig) (*zap.L
 		return nil, fmt.Errorf("syslog-enabled: must be yes or no: %q", cfg["syslog-enabled"])
 	}
 	return server.NewLogger(*c)
+}
+
+// settingHelp returns the one-line meaning of each setting, from the
+// settings table.
+func settingHelp() func(name string) string {
+	m := map[string]string{}
+	for _, st := range server.Settings() {
+		m[st.Name] = st.Help
+		for _, a := range st.Aliases {
+			m[a] = "old name of " + st.Name
+		}
+	}
+	for i := range server.EncodingSettings {
+		e := &server.EncodingSettings[i]
+		m[e.Name] = e.Help
+		if e.Alias != "" {
+			m[e.Alias] = "old name of " + e.Name
+		}
+	}
+	return func(name string) string {
+		if h := m[name]; h != "" {
+			return h
+		}
+		return "redis.conf " + name
+	}
 }
 
 func sortedKeys(m settings) []string {

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bufio"
@@ -8,42 +8,43 @@ import (
 	"strings"
 )
 
-// configDirective is one line of a redis.conf file: a name and its
-// arguments, with quotes and escapes resolved.
-type configDirective struct {
-	line int
-	name string
-	args []string
+// Directive is one line of a redis.conf file: a name and its arguments,
+// with quotes and escapes resolved.
+type Directive struct {
+	Line int      // 1-based line number
+	Name string   // lower case
+	Args []string // as written, unquoted
 }
 
-// parseConfig reads redis.conf syntax: one directive per line, # comments,
+// ParseFile reads redis.conf syntax: one directive per line, # comments,
 // arguments separated by spaces, "double" (with \n \r \t \" \\ \xHH escapes)
 // or 'single' quoted as Redis's sdssplitargs does.
-func parseConfig(r io.Reader) ([]configDirective, error) {
-	var out []configDirective
+func ParseFile(r io.Reader) ([]Directive, error) {
+	var out []Directive
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+		line := strings.Trim(sc.Text(), " \t\r\n")
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		args, err := splitArgs(line)
+		args, err := SplitArgs(line)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if len(args) == 0 {
 			continue
 		}
-		out = append(out, configDirective{line: n, name: strings.ToLower(args[0]), args: args[1:]})
+		out = append(out, Directive{Line: n, Name: strings.ToLower(args[0]), Args: args[1:]})
 	}
 	return out, sc.Err()
 }
 
-var errUnbalancedQuotes = errors.New("unbalanced quotes in configuration line")
+// ErrUnbalancedQuotes is a line whose quotes do not close.
+var ErrUnbalancedQuotes = errors.New("config: unbalanced quotes in configuration line")
 
-// splitArgs splits a line as Redis's sdssplitargs.
-func splitArgs(line string) ([]string, error) {
+// SplitArgs splits a line as Redis's sdssplitargs.
+func SplitArgs(line string) ([]string, error) {
 	var args []string
 	i := 0
 	for {
@@ -59,7 +60,7 @@ func splitArgs(line string) ([]string, error) {
 			i++
 			for {
 				if i >= len(line) {
-					return nil, errUnbalancedQuotes
+					return nil, ErrUnbalancedQuotes
 				}
 				ch := line[i]
 				if ch == '"' {
@@ -96,13 +97,13 @@ func splitArgs(line string) ([]string, error) {
 				i++
 			}
 			if i < len(line) && line[i] != ' ' && line[i] != '\t' {
-				return nil, errUnbalancedQuotes
+				return nil, ErrUnbalancedQuotes
 			}
 		case '\'':
 			i++
 			for {
 				if i >= len(line) {
-					return nil, errUnbalancedQuotes
+					return nil, ErrUnbalancedQuotes
 				}
 				ch := line[i]
 				if ch == '\'' {
@@ -117,7 +118,7 @@ func splitArgs(line string) ([]string, error) {
 				i++
 			}
 			if i < len(line) && line[i] != ' ' && line[i] != '\t' {
-				return nil, errUnbalancedQuotes
+				return nil, ErrUnbalancedQuotes
 			}
 		default:
 			for i < len(line) && line[i] != ' ' && line[i] != '\t' {

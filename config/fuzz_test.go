@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzSplitArgs checks splitArgs never panics and that arguments it
+// FuzzSplitArgs checks SplitArgs never panics and that arguments it
 // returns, quoted back, split to themselves.
 func FuzzSplitArgs(f *testing.F) {
 	for _, seed := range []string{
@@ -19,7 +19,7 @@ func FuzzSplitArgs(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		args, err := splitArgs(line)
+		args, err := SplitArgs(line)
 		if err != nil {
 			return
 		}
@@ -41,7 +41,7 @@ func FuzzSplitArgs(f *testing.F) {
 			}
 			b.WriteString("\"")
 		}
-		again, err := splitArgs(b.String())
+		again, err := SplitArgs(b.String())
 		if err != nil || !reflect.DeepEqual(again, args) && !(len(args) == 0 && len(again) == 0) {
 			t.Fatalf("%q -> %q -> %q (%v)", line, args, again, err)
 		}

@@ -1,0 +1,259 @@
+package server
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/loopkv/loopkv/config"
+)
+
+// The settings table. Every setting is one configParam row, registered
+// from its family's file as commands are:
+//
+//	var memorySettings = []configParam{{Setting: config.Setting{Name: "maxmemory",
+//		Default: "0", Help: "...", Type: config.Memory{Max: math.MaxInt64}}, get: ..., apply: ...}}
+//	func init() { registerSettings(memorySettings...) }
+//
+// The row's config.Setting (name, aliases, default, meaning, type, flags)
+// serves redis.conf and the flags in cmd/loopkv (Settings), --help, CONFIG
+// GET, SET and REWRITE; get reads the live value as CONFIG GET shows it,
+// apply changes it with a value its Type accepted.
+
+// configParam is one row of the settings table. A row with neither apply
+// nor set, or with config.Immutable, is immutable. set is the older form:
+// it parses v itself and returns "" or Redis's reason.
+type configParam struct {
+	config.Setting
+	get   func(s *Server) string
+	apply func(s *Server, v config.Value)
+	set   func(s *Server, v string) string
+}
+
+// registerSettings adds rows to the table; call it from an init function.
+func registerSettings(rows ...configParam) {
+	if settingsBuilt {
+		panic("server: registerSettings after the settings table was built")
+	}
+	configParams = append(configParams, rows...)
+}
+
+// configParams are the registered rows.
+var configParams []configParam
+
+var (
+	settingsOnce  sync.Once
+	settingsBuilt bool
+	settingsIndex map[string]int // lower-case name or alias -> index in configParams
+)
+
+// settingsTable returns the rows, indexing them on first use.
+func settingsTable() []configParam {
+	settingsOnce.Do(func() {
+		settingsBuilt = true
+		settingsIndex = make(map[string]int, 2*len(configParams))
+		for i := range configParams {
+			p := &configParams[i]
+			for _, n := range append([]string{p.Name}, p.Aliases...) {
+				if _, dup := settingsIndex[n]; dup {
+					panic("server: setting " + n + " registered twice")
+				}
+				settingsIndex[n] = i
+			}
+		}
+	})
+	return configParams
+}
+
+// findConfigParam returns the row named name (any case, or an alias), or
+// nil.
+func findConfigParam(name []byte) *configParam {
+	rows := settingsTable()
+	var low [64]byte
+	if len(name) > len(low) {
+		return nil
+	}
+	n := low[:len(name)]
+	for i, c := range name {
+		n[i] = lower(c)
+	}
+	if i, ok := settingsIndex[string(n)]; ok {
+		return &rows[i]
+	}
+	return nil
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// Settings returns every setting's row, in registration order: what
+// cmd/loopkv needs to read redis.conf, build the flags and print --help.
+func Settings() []config.Setting {
+	rows := settingsTable()
+	out := make([]config.Setting, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Setting
+	}
+	return out
+}
+
+func (p *configParam) immutable() bool {
+	return p.Flags&config.Immutable != 0 || (p.apply == nil && p.set == nil)
+}
+
+// change applies v, already accepted by p's Type; "" or Redis's reason.
+func (p *configParam) change(s *Server, raw string, v config.Value) string {
+	if p.apply != nil {
+		p.apply(s, v)
+		return ""
+	}
+	return p.set(s, raw)
+}
+
+// cmdConfigGet is CONFIG GET pattern [pattern ...]: a map of every setting
+// matching any pattern, as Redis 7.0 answers: a pattern without *, ? or [
+// names one setting (any case, or an alias) and is echoed as given; a glob
+// matches names and aliases, except hidden settings.
+func cmdConfigGet(c *cmdCtx) {
+	rows := settingsTable()
+	type hit struct {
+		name string
+		p    *configParam
+	}
+	var hits []hit
+	seen := func(name string) bool {
+		for _, h := range hits {
+			if h.name == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pat := range c.args[2:] {
+		if bytes.IndexAny(pat, "[*?") < 0 {
+			if p := findConfigParam(pat); p != nil && !seen(string(pat)) {
+				hits = append(hits, hit{string(pat), p})
+			}
+			continue
+		}
+		for i := range rows {
+			p := &rows[i]
+			if p.Flags&config.Hidden != 0 {
+				continue
+			}
+			for _, n := range append([]string{p.Name}, p.Aliases...) {
+				if !seen(n) && config.Match(string(pat), n) {
+					hits = append(hits, hit{n, p})
+				}
+			}
+		}
+	}
+	c.mapLen(len(hits))
+	for _, h := range hits {
+		c.bulkString(h.name)
+		c.bulkString(h.p.get(c.srv))
+	}
+}
+
+// cmdConfigSet is CONFIG SET name value [name value ...], all or nothing
+// as in Redis 7.0: every name and value is checked before any is applied,
+// and if applying one fails, those applied are restored.
+func cmdConfigSet(c *cmdCtx) {
+	if len(c.args)%2 != 0 {
+		c.errReply("ERR wrong number of arguments for 'config|set' command")
+		return
+	}
+	type change struct {
+		p        *configParam
+		arg, raw string
+		val      config.Value
+		old      string
+	}
+	changes := make([]change, 0, (len(c.args)-2)/2)
+	for i := 2; i < len(c.args); i += 2 {
+		p := findConfigParam(c.args[i])
+		if p == nil {
+			c.errReply("ERR Unknown option or number of arguments for CONFIG SET - '" + clip(c.args[i]) + "'")
+			return
+		}
+		arg := strings.ToLower(string(c.args[i]))
+		fail := func(msg string) {
+			c.errReply("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
+		}
+		if p.immutable() {
+			fail("can't set immutable config")
+			return
+		}
+		for _, ch := range changes {
+			if ch.p == p {
+				fail("duplicate parameter")
+				return
+			}
+		}
+		changes = append(changes, change{p: p, arg: arg, raw: string(c.args[i+1])})
+	}
+	for i := range changes {
+		ch := &changes[i]
+		v, msg := ch.p.Parse(ch.raw)
+		if msg != "" {
+			c.errReply("ERR CONFIG SET failed (possibly related to argument '" + ch.arg + "') - " + msg)
+			return
+		}
+		ch.val, ch.old = v, ch.p.get(c.srv)
+	}
+	for i := range changes {
+		ch := &changes[i]
+		if msg := ch.p.change(c.srv, ch.raw, ch.val); msg != "" {
+			for _, done := range changes[:i] {
+				old, _ := done.p.Parse(done.old)
+				_ = done.p.change(c.srv, done.old, old)
+			}
+			c.errReply("ERR CONFIG SET failed (possibly related to argument '" + ch.arg + "') - " + msg)
+			return
+		}
+	}
+	c.ok()
+}
+
+// atomicInt is a numeric setting loops read from an atomic.
+func atomicInt(st config.Setting, field func(s *Server) *atomic.Int64) configParam {
+	return configParam{Setting: st,
+		get:   func(s *Server) string { return strconv.FormatInt(field(s).Load(), 10) },
+		apply: func(s *Server, v config.Value) { field(s).Store(v.N) }}
+}
+
+// settable is a setting with no effect in loopkv: stored and reported.
+func settable(st config.Setting) configParam {
+	name, def := st.Name, st.Default
+	return configParam{Setting: st,
+		get:   func(s *Server) string { return s.cfg.misc(name, def) },
+		apply: func(s *Server, v config.Value) { s.cfg.setMisc(name, v.S) }}
+}
+
+// atomicBool is a yes or no setting loops read from an atomic.
+func atomicBool(st config.Setting, field func(s *Server) *atomic.Bool) configParam {
+	return configParam{Setting: st,
+		get: func(s *Server) string {
+			if field(s).Load() {
+				return "yes"
+			}
+			return "no"
+		},
+		apply: func(s *Server, v config.Value) { field(s).Store(v.N == 1) }}
+}
+
+// setValue parses v with p's Type and applies it: what CONFIG SET does
+// for one setting, and what New does with Options' values.
+func (p *configParam) setValue(s *Server, v string) string {
+	val, msg := p.Parse(v)
+	if msg != "" {
+		return msg
+	}
+	return p.change(s, v, val)
+}
