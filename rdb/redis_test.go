@@ -28,6 +28,11 @@ func fillCommands() [][]string {
 	add("SET", "s:empty", "")
 	add("SET", "s:ttl", "v", "PX", "3600000")
 	add("SET", "s:notcanon", "007")
+	var text strings.Builder // 100 KB of text LZF finds matches in, near and far
+	for i := 0; text.Len() < 100<<10; i++ {
+		text.WriteString("line " + strconv.Itoa(i%977) + " of a long compressible value; ")
+	}
+	add("SET", "s:bigtext", text.String())
 	add("RPUSH", "l:small", "a", "1", "-2", "99999999999", long)
 	add("PEXPIRE", "l:small", "7200000")
 	big := []string{"RPUSH", "l:big"}
@@ -97,7 +102,7 @@ func TestLoadRedisSave(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Version != 10 || st.Aux["redis-ver"] == "" || st.Keys != 22 {
+			if st.Version != 10 || st.Aux["redis-ver"] == "" || st.Keys != 23 {
 				t.Errorf("stats %+v", st)
 			}
 			// Compare with redis as it loads the same file: both convert

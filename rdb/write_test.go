@@ -1,6 +1,7 @@
 package rdb
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,7 +87,7 @@ func TestWriteRedisLoads(t *testing.T) {
 				t.Fatal(err)
 			}
 			fi, _ := os.Stat(path)
-			if st.Keys != 22 || st.Expires != 6 || st.Bytes != fi.Size() {
+			if st.Keys != 23 || st.Expires != 6 || st.Bytes != fi.Size() {
 				t.Errorf("stats %+v, file %d bytes", st, fi.Size())
 			}
 			sizes[o.Compress] = st.Bytes
@@ -107,5 +108,38 @@ func TestWriteRedisLoads(t *testing.T) {
 	}
 	if sizes[true] >= sizes[false] {
 		t.Errorf("LZF did not shrink the file: %d bytes compressed, %d not", sizes[true], sizes[false])
+	}
+}
+
+// TestWriteFileKeepsTheOldFileOnFailure: a save that fails (here, from a
+// closed snapshot) leaves the last good file as it was and no temporary
+// file behind.
+func TestWriteFileKeepsTheOldFileOnFailure(t *testing.T) {
+	s := store.New(store.Options{})
+	fillStore(t, s)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dump.rdb")
+	sn := s.Snapshot()
+	if _, err := WriteFile(path, sn, Options{Checksum: true, Aux: map[string]string{"aof-base": "1", "x-extra": "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	sn.Close()
+	good, _ := os.ReadFile(path)
+	s.Set(0, []byte("new"), []byte("value"), 0, store.SetOptions{})
+	sn = s.Snapshot()
+	sn.Close()
+	if _, err := WriteFile(path, sn, Options{}); err == nil {
+		t.Fatal("WriteFile from a closed snapshot succeeded")
+	}
+	now, _ := os.ReadFile(path)
+	if !bytes.Equal(good, now) {
+		t.Fatal("the failed save changed the file")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("files left in the directory: %v", ents)
+	}
+	st, err := LoadFile(path, store.New(store.Options{}), LoadOptions{})
+	if err != nil || st.Aux["aof-base"] != "1" || st.Aux["x-extra"] != "y" || st.Aux["redis-ver"] != redisVersion {
+		t.Fatalf("aux %v, %v", st.Aux, err)
 	}
 }
