@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/loopkv/loopkv/store/intset"
 	"github.com/loopkv/loopkv/store/listpack"
@@ -21,6 +22,28 @@ import (
 // first to apply expiry, as RESTORE's lookup does), and a loaded key whose
 // TTL has passed is deleted by the next access or expiry cycle.
 
+// loadClock is the time a loaded key's LRU clock is stamped with: the load
+// functions take no now (their callers are file readers), and a loaded key
+// is as fresh as Redis makes it; SetIdle gives it an older one.
+func loadClock() int64 { return time.Now().UnixMilli() }
+
+// SetIdle sets key's LRU clock as if it was last accessed idle seconds
+// before now (RESTORE's IDLETIME, RDB's IDLE opcode), without counting an
+// access, and reports whether key exists.
+func (s *Store) SetIdle(db int, key []byte, now, idle int64) bool {
+	slot := KeySlot(key)
+	sh := &s.shards[s.shardOf(slot)]
+	s.lockShardRead(sh) // the LRU clock is no part of a snapshot's image
+	defer s.unlockShard(sh)
+	t := &sh.dbs[db]
+	r := t.keys.find(&t.a, s.hash(key), key)
+	if r == noRef || t.expired(t.a.at(r), now) {
+		return false
+	}
+	setRecLRU(t.a.at(r), lruClock(now-max(idle, 0)*lruClockResolution))
+	return true
+}
+
 // Errors of the load functions.
 var (
 	ErrKeyExists  = errors.New("store: key exists")                // and replace is false (RESTORE's BUSYKEY)
@@ -36,6 +59,7 @@ func (s *Store) LoadString(db int, key, val []byte, expireAt int64, replace bool
 		return TooLarge
 	}
 	k := s.acquire(db, key, 0, false)
+	k.now = loadClock()
 	defer k.release()
 	mode := SetAlways
 	if !replace {
@@ -158,6 +182,7 @@ func (s *Store) LoadList(db int, key []byte, nodes [][]byte, expireAt int64, rep
 // returns ErrKeyExists when key exists and !replace. The caller releases k.
 func (s *Store) loadKey(db int, key []byte, replace bool) (kv, error) {
 	k := s.acquire(db, key, 0, false)
+	k.now = loadClock()
 	if k.exists() {
 		if !replace {
 			return k, ErrKeyExists

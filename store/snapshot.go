@@ -50,7 +50,10 @@ var (
 // Each (from any goroutine) and then calls Close.
 func (s *Store) Snapshot() *Snapshot { return s.SnapshotAt(time.Now().UnixMilli()) }
 
-// SnapshotAt is Snapshot with Idle times measured at Unix ms now.
+// SnapshotAt is Snapshot with Idle times measured at Unix ms now. On a
+// Lock view (a save inside a transaction) it uses the view's locks, and
+// the view must hold every shard (Lock(nil, true)): locking the others in
+// order while holding some could deadlock.
 func (s *Store) SnapshotAt(now int64) *Snapshot {
 	sn := &Snapshot{
 		ks:     s.keyspace,

@@ -777,3 +777,27 @@ func TestSnapshotSeesNoWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadedKeysAreFresh: a loaded key's LRU clock is the load's time, and
+// SetIdle backdates it (RESTORE IDLETIME) without counting an access.
+func TestLoadedKeysAreFresh(t *testing.T) {
+	s := New(Options{Shards: 2})
+	now := time.Now().UnixMilli()
+	s.LoadString(0, []byte("s"), []byte("v"), 0, false)
+	s.LoadCompact(0, []byte("h"), TypeHash, EncListpack, listpack.AppendString(listpack.AppendString(listpack.New(nil), []byte("f")), []byte("v")), 0, false)
+	for _, k := range []string{"s", "h"} {
+		if info, _ := s.Object(0, []byte(k), now); info.Idle > 2000 {
+			t.Errorf("%s: idle %d ms after its load", k, info.Idle)
+		}
+	}
+	hits := s.Stats().KeyspaceHits
+	if !s.SetIdle(0, []byte("h"), now, 100) || s.SetIdle(0, []byte("nope"), now, 100) {
+		t.Fatal("SetIdle found the wrong keys")
+	}
+	if s.Stats().KeyspaceHits != hits {
+		t.Error("SetIdle counted a hit")
+	}
+	if info, _ := s.Object(0, []byte("h"), now); info.Idle < 99000 || info.Idle > 101000 {
+		t.Errorf("idle %d ms after SetIdle 100 s", info.Idle)
+	}
+}
