@@ -22,9 +22,9 @@ type Value struct {
 	// format; nil for the hashtable, quicklist and skiplist encodings.
 	Raw []byte
 
-	t   *keyTable // the table (or its snapshot copy) holding the value
-	val []byte    // the record's value bytes
-	num [20]byte  // scratch for integers of compact values
+	t   *keyTable   // the table (or its snapshot copy) holding the value
+	val []byte      // the record's value bytes
+	num [2][20]byte // scratch for integers of compact values
 }
 
 // fill makes v the view of key record b of table t; clock is the LRU clock
@@ -78,7 +78,7 @@ func (v *Value) Each(fn func(a, b []byte, score float64) bool) {
 	case v.Type == TypeList:
 		v.Nodes(func(lp []byte) bool {
 			for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, off) {
-				if !fn(listpack.Value(lp, off, v.num[:0]), nil, 0) {
+				if !fn(listpack.Value(lp, off, v.num[0][:0]), nil, 0) {
 					return false
 				}
 			}
@@ -102,19 +102,18 @@ func (v *Value) Each(fn func(a, b []byte, score float64) bool) {
 		})
 	case v.Enc == EncIntset:
 		for i, n := 0, intset.Len(v.val); i < n; i++ {
-			if !fn(strconv.AppendInt(v.num[:0], intset.Get(v.val, i), 10), nil, 0) {
+			if !fn(strconv.AppendInt(v.num[0][:0], intset.Get(v.val, i), 10), nil, 0) {
 				return
 			}
 		}
 	case v.Type == TypeSet:
-		lpEachUntil(v.val, v.num[:0], func(m []byte) bool { return fn(m, nil, 0) })
+		lpEachUntil(v.val, v.num[0][:0], func(m []byte) bool { return fn(m, nil, 0) })
 	case v.Type == TypeHash:
-		var vs [20]byte
 		lp := v.val
 		for off := listpack.First(lp); off >= 0; {
-			f := listpack.Value(lp, off, v.num[:0])
+			f := listpack.Value(lp, off, v.num[0][:0])
 			off = listpack.Next(lp, off)
-			if !fn(f, listpack.Value(lp, off, vs[:0]), 0) {
+			if !fn(f, listpack.Value(lp, off, v.num[1][:0]), 0) {
 				return
 			}
 			off = listpack.Next(lp, off)
@@ -123,7 +122,7 @@ func (v *Value) Each(fn func(a, b []byte, score float64) bool) {
 		lp := v.val
 		for off := listpack.First(lp); off >= 0; {
 			soff := listpack.Next(lp, off)
-			if !fn(listpack.Value(lp, off, v.num[:0]), nil, lpScore(lp, soff)) {
+			if !fn(listpack.Value(lp, off, v.num[0][:0]), nil, lpScore(lp, soff)) {
 				return
 			}
 			off = listpack.Next(lp, soff)
