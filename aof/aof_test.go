@@ -199,3 +199,28 @@ func copyDir(t *testing.T, src, dst string) {
 		}
 	}
 }
+
+func TestOpenRefusesBadNames(t *testing.T) {
+	for _, o := range []Options{
+		{FileName: "d/appendonly.aof"},
+		{DirName: "a/b"},
+		{FileName: strings.Repeat("n", 201)},
+	} {
+		o.Dir = t.TempDir()
+		if l, err := Open(o); err == nil {
+			l.Close()
+			t.Errorf("Open(%+v) succeeded", o)
+		}
+	}
+	// The longest name, quoted byte by byte, still makes lines Redis reads.
+	dir := t.TempDir()
+	l, err := Open(Options{Dir: dir, FileName: strings.Repeat("\x01", 200)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	b, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", strings.Repeat("\x01", 200)+".manifest"))
+	if m, err := parseManifest("m", b); err != nil || len(m.incr) != 1 {
+		t.Fatalf("manifest %q: %v", b, err)
+	}
+}

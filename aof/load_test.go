@@ -127,6 +127,12 @@ func TestLoadMissingListedFile(t *testing.T) {
 	wantLoadError(t, err, base1, 0, "doesn't exist")
 }
 
+func TestOpenRefusesAMissingIncrFile(t *testing.T) {
+	dir := writeDir(t, manifestIncr1)
+	_, err := Open(Options{Dir: dir})
+	wantLoadError(t, err, incr1, 0, "no such file")
+}
+
 func TestLoadMultiWithoutExecAtTheTail(t *testing.T) {
 	full, _ := fiveSets()
 	tx := string(command("MULTI")) + string(command("SET", "t", "1"))

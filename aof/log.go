@@ -60,6 +60,9 @@ type Options struct {
 	Limits resp.Limits
 }
 
+// maxFileName bounds appendfilename.
+const maxFileName = 200
+
 // A Log is an open multi-part append-only file. Append, Durable, Info and
 // SetOnDurable may be called from any goroutine.
 type Log struct {
@@ -117,6 +120,11 @@ func Open(o Options) (*Log, error) {
 	if filepath.Base(o.FileName) != o.FileName || filepath.Base(o.DirName) != o.DirName {
 		return nil, errors.New("aof: appendfilename and appenddirname must be names, not paths")
 	}
+	if len(o.FileName) > maxFileName {
+		// Its files' names must fit NAME_MAX, and their quoted manifest
+		// lines the 1024 bytes Redis reads.
+		return nil, errors.New("aof: appendfilename longer than 200 bytes")
+	}
 	l := &Log{o: o, dir: filepath.Join(o.Dir, o.DirName), cut: -1,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	l.st.lastRewriteSec.Store(-1)
@@ -167,7 +175,7 @@ func readLimited(path string, max int64) ([]byte, error) {
 // the manifest.
 func (l *Log) openLastIncr() error {
 	m := l.man.clone()
-	dirty := false
+	dirty, created := false, false
 	if m.base == nil && len(m.incr) == 0 && l.o.InitialBase != nil {
 		name, err := l.writeBaseFile(&m, l.o.InitialBase)
 		if err != nil {
@@ -178,11 +186,18 @@ func (l *Log) openLastIncr() error {
 	}
 	if len(m.incr) == 0 {
 		m.incr = append(m.incr, l.newIncrInfo(&m))
-		dirty = true
+		dirty, created = true, true
 	}
-	f, err := os.OpenFile(filepath.Join(l.dir, m.incr[len(m.incr)-1].name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	// A listed incr file that is missing is an error, as in Redis's load;
+	// creating it here would hide the loss.
+	flags := os.O_WRONLY | os.O_APPEND
+	if created {
+		flags |= os.O_CREATE | os.O_TRUNC
+	}
+	last := m.incr[len(m.incr)-1].name
+	f, err := os.OpenFile(l.path(last), flags, 0o644)
 	if err != nil {
-		return err
+		return &LoadError{File: last, Reason: "can't open the append log file", Err: err}
 	}
 	if dirty {
 		if err := writeManifest(l.dir, l.o.FileName, &m); err != nil {
