@@ -46,6 +46,10 @@ func (in *inserter) insert(s *store.Store, db int, key []byte, d *decoder, expir
 		}
 		return loadErr(s.LoadList(db, key, in.nodes, expireAt, replace))
 	}
+	// One lock over the check, the build and the TTL: no client sees the
+	// key half built or without its TTL.
+	s = s.Lock([][]byte{key}, false)
+	defer s.Unlock()
 	if s.Exists(db, key, now) {
 		if !replace {
 			return ErrKeyExists
