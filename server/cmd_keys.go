@@ -10,7 +10,7 @@ import (
 // Key commands (Redis db.c, expire.c): existence, TTLs, renaming, iteration
 // and flushing.
 
-func cmdDel(c *cmdCtx) { c.integer(int64(c.store.DelKeys(c.db(), c.args[1:], c.now))) }
+func cmdDel(c *cmdCtx) { c.integer(int64(c.delKeys(c.args[1:]))) }
 
 // cmdExists is EXISTS and TOUCH: the number of arguments naming a live key,
 // a key named twice counting twice.
@@ -45,7 +45,11 @@ func expireGeneric(c *cmdCtx, base int64, seconds bool) {
 		c.errReply(errInvalidExpire(c.args[0]))
 		return
 	}
-	c.integer(b2i(c.store.Expire(c.db(), c.args[1], c.now, when+base, cond)))
+	changed := c.store.Expire(c.db(), c.args[1], c.now, when+base, cond)
+	if changed {
+		c.notifyExpire(when+base, c.args[1])
+	}
+	c.integer(b2i(changed))
 }
 
 // parseExpireCond parses EXPIRE's NX, XX, GT and LT options, replying with
@@ -102,19 +106,27 @@ func ttlGeneric(c *cmdCtx, ms, abs bool) {
 	c.integer(ttl)
 }
 
-func cmdPersist(c *cmdCtx) { c.integer(b2i(c.store.Persist(c.db(), c.args[1], c.now))) }
+func cmdPersist(c *cmdCtx) {
+	done := c.store.Persist(c.db(), c.args[1], c.now)
+	if done {
+		c.notify(notifyGeneric, "persist", c.args[1])
+	}
+	c.integer(b2i(done))
+}
 
 func cmdRename(c *cmdCtx) {
 	if st := c.store.Rename(c.db(), c.args[1], c.args[2], c.now, false); st != store.OK {
 		c.errReply(statusError(st))
 		return
 	}
+	c.notifyRename()
 	c.ok()
 }
 
 func cmdRenameNX(c *cmdCtx) {
 	switch st := c.store.Rename(c.db(), c.args[1], c.args[2], c.now, true); st {
 	case store.OK:
+		c.notifyRename()
 		c.integer(1)
 	case store.NotSet:
 		c.integer(0)
@@ -152,6 +164,8 @@ func cmdCopy(c *cmdCtx) {
 	}
 	switch st := c.store.Copy(c.db(), c.args[1], dstDB, c.args[2], c.now, replace); st {
 	case store.OK:
+		c.addDirty(1)
+		c.publishIn(dstDB, notifyGeneric, "copy_to", c.args[2])
 		c.integer(1)
 	case store.NotFound, store.NotSet:
 		c.integer(0)
@@ -300,6 +314,7 @@ func cmdDBSize(c *cmdCtx) { c.integer(int64(c.store.DBSize(c.db()))) }
 
 func cmdFlushDB(c *cmdCtx) {
 	if flushArgsOK(c) {
+		c.addDirty(c.store.DBSize(c.db()))
 		c.store.FlushDB(c.db())
 		c.ok()
 	}
@@ -307,6 +322,7 @@ func cmdFlushDB(c *cmdCtx) {
 
 func cmdFlushAll(c *cmdCtx) {
 	if flushArgsOK(c) {
+		c.addDirty(c.flushAllCount())
 		c.store.FlushAll()
 		c.ok()
 	}

@@ -43,6 +43,8 @@ func cmdMove(c *cmdCtx) {
 	}
 	switch st := c.store.Move(c.db(), db, c.args[1], c.now); st {
 	case store.OK:
+		c.notify(notifyGeneric, "move_from", c.args[1])
+		c.publishIn(db, notifyGeneric, "move_to", c.args[1])
 		c.integer(1)
 	case store.NotFound, store.NotSet:
 		c.integer(0)
@@ -62,6 +64,7 @@ func cmdSwapDB(c *cmdCtx) {
 		return
 	}
 	c.store.SwapDB(a, b)
+	c.addDirty(1)
 	c.ok()
 }
 

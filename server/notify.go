@@ -181,12 +181,17 @@ func (c *cmdCtx) addDirty(n int) { c.dirty += int64(n) }
 // publishEvent publishes one event of the running command in c's
 // database, after the journal's events still unpublished.
 func (c *cmdCtx) publishEvent(class notifyClass, event string, key []byte) {
+	c.publishIn(c.db(), class, event, key)
+}
+
+// publishIn is publishEvent for a key of database db (COPY ... DB, MOVE).
+func (c *cmdCtx) publishIn(db int, class notifyClass, event string, key []byte) {
 	flags := c.srv.notifyCfg.load()
 	if flags&class == 0 || flags&(notifyKeyspace|notifyKeyevent) == 0 {
 		return
 	}
-	c.publishJournal(flags, c.db(), key)
-	c.srv.publishKeyEvent(c, flags, c.db(), event, key)
+	c.publishJournal(flags, 0, nil)
+	c.srv.publishKeyEvent(c, flags, db, event, key)
 }
 
 // publishJournal publishes the events of the journal's entries not yet
@@ -325,9 +330,76 @@ func (c *cmdCtx) notifySet(o store.SetOptions) {
 	}
 }
 
-// notifyPairs publishes event for each key of key-value arguments (MSET).
+// notifyPairs publishes event for each key of key-value arguments (MSET),
+// each after its own "new" (the store created them all at once).
 func (c *cmdCtx) notifyPairs(class notifyClass, event string) {
+	flags := c.srv.notifyCfg.load()
 	for i := 1; i+1 < len(c.args); i += 2 {
-		c.notify(class, event, c.args[i])
+		c.dirty++
+		if flags&class != 0 && flags&(notifyKeyspace|notifyKeyevent) != 0 {
+			c.publishJournal(flags, c.db(), c.args[i])
+			c.srv.publishKeyEvent(c, flags, c.db(), event, c.args[i])
+		}
 	}
+}
+
+// notifyOn reports whether events of class are published.
+func (s *Server) notifyOn(class notifyClass) bool {
+	f := s.notifyCfg.load()
+	return f&class != 0 && f&(notifyKeyspace|notifyKeyevent) != 0
+}
+
+// notifyExpire publishes what EXPIRE did to key given the new expiry at:
+// "del" when at had passed (the key is gone), "expire" otherwise.
+func (c *cmdCtx) notifyExpire(at int64, key []byte) {
+	if at <= c.now {
+		c.notify(notifyGeneric, "del", key)
+		return
+	}
+	c.notify(notifyGeneric, "expire", key)
+}
+
+// notifyRename publishes RENAME's rename_from and rename_to, unless the
+// source and destination are one key (Redis replies without a change).
+func (c *cmdCtx) notifyRename() {
+	if bytes.Equal(c.args[1], c.args[2]) {
+		return
+	}
+	c.notify(notifyGeneric, "rename_from", c.args[1])
+	c.publishEvent(notifyGeneric, "rename_to", c.args[2])
+}
+
+// delKeys deletes keys as DEL and UNLINK do and returns how many existed,
+// counting each and publishing its "del". Without generic events it is
+// one store call; with them, the keys are locked together and deleted one
+// by one, so that the events name the keys that existed.
+func (c *cmdCtx) delKeys(keys [][]byte) int {
+	if !c.srv.notifyOn(notifyGeneric) {
+		n := c.store.DelKeys(c.db(), keys, c.now)
+		c.addDirty(n)
+		return n
+	}
+	st := c.store
+	if !c.cl.execing { // inside EXEC the view holds the keys' shards already
+		st = c.store.Lock(keys, false)
+		defer st.Unlock()
+	}
+	n := 0
+	for _, k := range keys {
+		if st.Del(c.db(), k, c.now) {
+			c.notify(notifyGeneric, "del", k)
+			n++
+		}
+	}
+	return n
+}
+
+// flushAllCount is the number of keys FLUSHALL removes, for the change
+// count (Redis's emptyData result).
+func (c *cmdCtx) flushAllCount() int {
+	n := 0
+	for db := range c.store.Databases() {
+		n += c.store.DBSize(db)
+	}
+	return n
 }

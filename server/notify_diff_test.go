@@ -112,9 +112,16 @@ func diffNotify(t *testing.T, ours, ref string, proto int, flags string, script 
 	a, b := openNotifySide(t, ours, proto, flags), openNotifySide(t, ref, proto, flags)
 	defer a.close()
 	defer b.close()
+	total := 0
+	defer func() {
+		if total == 0 {
+			t.Errorf("flags %q: redis published no event for the script", flags)
+		}
+	}()
 	for _, line := range script {
 		gotReply, got := a.run(line)
 		wantReply, want := b.run(line)
+		total += len(want)
 		if gotReply != wantReply {
 			t.Logf("flags %q proto %d: %s: reply %q, redis %q", flags, proto, line, gotReply, wantReply)
 		}
@@ -165,4 +172,27 @@ func TestNotifyConfigMatchRedis(t *testing.T) {
 			t.Errorf("got  %q\nwant %q", got[i], want[i])
 		}
 	}
+}
+
+// notifyGenericScript covers the key commands.
+var notifyGenericScript = []string{
+	"MSET a 1 b 2 c 3", "DEL a b x a", "UNLINK c d", "SET k v", "EXPIRE k 100", "EXPIRE k 200 NX", "EXPIRE k 300 XX",
+	"EXPIRE k 50 GT", "PEXPIRE k 100000 LT", "PERSIST k", "PERSIST k", "EXPIREAT k 1", "EXISTS k", "SET k v",
+	"PEXPIREAT k 1", "SET k v", "EXPIRE k -1", "SET k v", "EXPIRE nokey 10", "SET k v", "RENAME k k2",
+	"RENAME k2 k2", "RENAMENX k2 k2", "SET k3 v", "RENAMENX k2 k3", "RENAMENX k2 k4", "RENAME k4 k3",
+	"COPY k3 k5", "COPY k3 k5", "COPY k3 k5 REPLACE", "COPY k3 k6 DB 1", "MOVE k5 1", "MOVE k6 1", "SET k6 v",
+	"MOVE k6 1", "SELECT 1", "SET k7 v", "DEL k7 k5", "SELECT 0", "SWAPDB 0 1", "TOUCH k6 k3", "FLUSHDB", "SET z 1",
+	"FLUSHALL", "SET t v PX 1", "sleep 5", "RENAME t t2", "SET u v", "SET t v PX 1", "sleep 5", "RENAME u t",
+	"SET t v PX 1", "sleep 5", "EXPIRE t 10",
+}
+
+func TestNotifyGenericMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	for _, proto := range []int{2, 3} {
+		diffNotify(t, s.Addr(), ref, proto, "KEA", notifyGenericScript)
+	}
+	diffNotify(t, s.Addr(), ref, 2, "KEn", notifyGenericScript)
+	diffNotify(t, s.Addr(), ref, 2, "Kgn", notifyGenericScript)
+	diffNotify(t, s.Addr(), ref, 3, "Ex", notifyGenericScript)
 }
