@@ -23,6 +23,9 @@ func hsetGeneric(c *cmdCtx, hmset bool) {
 		return
 	}
 	n, st := c.store.HSet(c.db(), c.args[1], c.args[2:], c.now)
+	if st == store.OK {
+		c.notifyN(notifyHash, "hset", c.args[1], (len(c.args)-2)/2)
+	}
 	switch {
 	case st != store.OK:
 		c.errReply(statusError(st))
@@ -35,6 +38,9 @@ func hsetGeneric(c *cmdCtx, hmset bool) {
 
 func cmdHSetNX(c *cmdCtx) {
 	set, st := c.store.HSetNX(c.db(), c.args[1], c.args[2], c.args[3], c.now)
+	if set {
+		c.notify(notifyHash, "hset", c.args[1])
+	}
 	c.intUnlessError(b2i(set), st)
 }
 
@@ -71,6 +77,9 @@ func cmdHMGet(c *cmdCtx) {
 
 func cmdHDel(c *cmdCtx) {
 	n, st := c.store.HDel(c.db(), c.args[1], c.args[2:], c.now)
+	if n > 0 {
+		c.notifyRemoved(notifyHash, "hdel", c.args[1], n)
+	}
 	c.intUnlessError(int64(n), st)
 }
 
@@ -131,6 +140,7 @@ func cmdHIncrBy(c *cmdCtx) {
 		c.errReply(statusError(st))
 		return
 	}
+	c.notify(notifyHash, "hincrby", c.args[1])
 	c.integer(n)
 }
 
@@ -139,7 +149,9 @@ func cmdHIncrByFloat(c *cmdCtx) {
 	c.out, st = c.store.HIncrByFloat(c.db(), c.args[1], c.args[2], c.args[3], c.now, c.out, resp.AppendBulk)
 	if st != store.OK {
 		c.errReply(statusError(st))
+		return
 	}
+	c.notify(notifyHash, "hincrbyfloat", c.args[1])
 }
 
 // maxRandReply bounds the reply of HRANDFIELD with a negative count when

@@ -67,11 +67,17 @@ func (ms *members) end(st store.Status) {
 
 func cmdSAdd(c *cmdCtx) {
 	n, st := c.store.SAdd(c.db(), c.args[1], c.args[2:], c.now)
+	if n > 0 {
+		c.notifyN(notifySet, "sadd", c.args[1], n)
+	}
 	c.countOrErr(n, st)
 }
 
 func cmdSRem(c *cmdCtx) {
 	n, st := c.store.SRem(c.db(), c.args[1], c.args[2:], c.now)
+	if n > 0 {
+		c.notifyRemoved(notifySet, "srem", c.args[1], n)
+	}
 	c.countOrErr(n, st)
 }
 
@@ -112,6 +118,9 @@ func cmdSPop(c *cmdCtx) {
 	default:
 		var st store.Status
 		c.out, st = c.store.SPop(c.db(), c.args[1], c.now, c.out, resp.AppendBulk)
+		if st == store.OK {
+			c.notifyRemoved(notifySet, "spop", c.args[1], 1)
+		}
 		c.nullUnlessOK(st)
 	}
 }
@@ -123,7 +132,11 @@ func spopCount(c *cmdCtx) {
 		return
 	}
 	ms := c.beginMembers()
-	ms.end(c.store.SPopCount(c.db(), c.args[1], uint64(n), c.now, ms.add))
+	st := c.store.SPopCount(c.db(), c.args[1], uint64(n), c.now, ms.add)
+	if ms.n > 0 {
+		c.notifyRemoved(notifySet, "spop", c.args[1], 1)
+	}
+	ms.end(st)
 }
 
 // cmdSRandMember is SRANDMEMBER key [count].
@@ -178,6 +191,9 @@ func srandCount(c *cmdCtx) {
 
 func cmdSMove(c *cmdCtx) {
 	ok, st := c.store.SMove(c.db(), c.args[1], c.args[2], c.args[3], c.now)
+	if ok {
+		c.notifySMove()
+	}
 	c.countOrErr(int(b2i(ok)), st)
 }
 
@@ -227,16 +243,25 @@ func cmdSDiff(c *cmdCtx) {
 
 func cmdSInterStore(c *cmdCtx) {
 	n, st := c.store.SInterStore(c.db(), c.args[1], c.args[2:], c.now)
+	if st == store.OK {
+		c.notifyStore(notifySet, "sinterstore", c.args[1], n)
+	}
 	c.countOrErr(n, st)
 }
 
 func cmdSUnionStore(c *cmdCtx) {
 	n, st := c.store.SUnionStore(c.db(), c.args[1], c.args[2:], c.now)
+	if st == store.OK {
+		c.notifyStore(notifySet, "sunionstore", c.args[1], n)
+	}
 	c.countOrErr(n, st)
 }
 
 func cmdSDiffStore(c *cmdCtx) {
 	n, st := c.store.SDiffStore(c.db(), c.args[1], c.args[2:], c.now)
+	if st == store.OK {
+		c.notifyStore(notifySet, "sdiffstore", c.args[1], n)
+	}
 	c.countOrErr(n, st)
 }
 

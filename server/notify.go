@@ -156,7 +156,10 @@ func (s *Server) loopStore(cl *client) (*store.Store, *loopJournal) {
 	if lj.store == nil {
 		lj.store = s.store.WithJournal(&lj.j)
 	}
-	lj.j.TrackNew(s.notifyCfg.load()&notifyNew != 0)
+	f := s.notifyCfg.load()
+	on := f&(notifyKeyspace|notifyKeyevent) != 0
+	lj.j.TrackNew(on && f&notifyNew != 0)
+	lj.j.TrackDeleted(true) // for emptied: "del" events and the change count
 	return lj.store, lj
 }
 
@@ -236,6 +239,8 @@ func (c *cmdCtx) endCommand() {
 func (s *Server) publishJournaled(c *cmdCtx, flags notifyClass, db int, key []byte, kind store.JournalKind) {
 	class, event := notifyExpired, "expired"
 	switch kind {
+	case store.JournalDeleted:
+		return // the handler's own del event (emptied)
 	case store.JournalEvicted:
 		class, event = notifyEvicted, "evicted"
 	case store.JournalNew:
@@ -402,4 +407,67 @@ func (c *cmdCtx) flushAllCount() int {
 		n += c.store.DBSize(db)
 	}
 	return n
+}
+
+// emptied reports whether the running command's last store operation
+// deleted key of db (a pop or removal that took the last element), as the
+// journal records it while generic events are on; the handler then
+// publishes "del". Without a journal (a client without a loop) it reports
+// false.
+func (c *cmdCtx) emptied(db int, key []byte) bool {
+	lj := c.jl
+	if lj == nil {
+		return false
+	}
+	for i := lj.j.Entries() - 1; i >= lj.done; i-- {
+		if edb, ekey, kind := lj.j.Entry(i); kind == store.JournalDeleted && edb == db && bytes.Equal(ekey, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// notifyRemoved is notifyN for an operation that removed elements of key
+// (HDEL, SREM, LPOP ...): its event, then "del" when it took the last one.
+func (c *cmdCtx) notifyRemoved(class notifyClass, event string, key []byte, n int) {
+	gone := c.emptied(c.db(), key) // before notifyN publishes the journal
+	c.notifyN(class, event, key, n)
+	if gone {
+		c.publishEvent(notifyGeneric, "del", key)
+	}
+}
+
+// notifyStore publishes what a STORE command (SINTERSTORE, ZUNIONSTORE,
+// SORT ... STORE) did to dst: event when it stored n > 0 elements, "del"
+// when the empty result deleted an existing dst, nothing otherwise.
+func (c *cmdCtx) notifyStore(class notifyClass, event string, dst []byte, n int) {
+	switch {
+	case n > 0:
+		c.notify(class, event, dst)
+	case c.emptied(c.db(), dst):
+		c.notify(notifyGeneric, "del", dst)
+	}
+}
+
+// notifySMove publishes SMOVE's events, as Redis orders them: srem on the
+// source (and del when emptied), then the destination's new and sadd.
+func (c *cmdCtx) notifySMove() {
+	src, dst := c.args[1], c.args[2]
+	if bytes.Equal(src, dst) {
+		return // Redis answers without a change
+	}
+	gone := c.emptied(c.db(), src)
+	flags := c.srv.notifyCfg.load()
+	c.dirty += 2
+	if flags&(notifyKeyspace|notifyKeyevent) == 0 {
+		return
+	}
+	c.publishJournal(flags, c.db(), src) // up to dst's "new"
+	if flags&notifySet != 0 {
+		c.srv.publishKeyEvent(c, flags, c.db(), "srem", src)
+	}
+	if gone {
+		c.publishEvent(notifyGeneric, "del", src)
+	}
+	c.publishEvent(notifySet, "sadd", dst)
 }

@@ -196,3 +196,26 @@ func TestNotifyGenericMatchRedis(t *testing.T) {
 	diffNotify(t, s.Addr(), ref, 2, "Kgn", notifyGenericScript)
 	diffNotify(t, s.Addr(), ref, 3, "Ex", notifyGenericScript)
 }
+
+// notifyHashSetScript covers the hash and set commands.
+var notifyHashSetScript = []string{
+	"HSET h a 1 b 2", "HSET h a 3", "HMSET h c 3", "HSETNX h a 1", "HSETNX h d 1", "HINCRBY h n 2",
+	"HINCRBYFLOAT h f 1.5", "HDEL h x", "HDEL h a b", "HDEL h c d n f", "HGET h a", "HINCRBY h2 x 1",
+	"SADD s a b c", "SADD s a", "SREM s x", "SREM s a", "SPOP s", "SPOP nos", "SADD s2 1 2 3 4 5",
+	"SPOP s2 0", "SPOP s2 2", "SPOP s2 10", "SADD s3 a b", "SMOVE s3 s4 a", "SMOVE s3 s4 x", "SMOVE s3 s3 b",
+	"SMOVE s3 s4 b", "SADD x 1 2 3", "SADD y 2 3 4", "SINTERSTORE d x y", "SUNIONSTORE d x y",
+	"SDIFFSTORE d x y", "SINTERSTORE d x nokey", "SINTERSTORE d x nokey", "SDIFFSTORE d2 x x",
+	"SUNIONSTORE d3 x", "SET str v", "SUNIONSTORE str x", "SADD big " + strings.Repeat("m ", 1) + "n o p",
+	"SREM big m n o p",
+}
+
+func TestNotifyHashesAndSetsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	for _, proto := range []int{2, 3} {
+		diffNotify(t, s.Addr(), ref, proto, "KEA", notifyHashSetScript)
+	}
+	diffNotify(t, s.Addr(), ref, 2, "KEn", notifyHashSetScript)
+	diffNotify(t, s.Addr(), ref, 2, "Kshn", notifyHashSetScript)
+	diffNotify(t, s.Addr(), ref, 3, "Eg", notifyHashSetScript)
+}

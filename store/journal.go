@@ -14,13 +14,16 @@ package store
 // allocate.
 //
 // With TrackNew, the journal also records the keys the operations create
-// (for the "new" keyspace event), in the same order as the removals; Len
-// and Each still see only the removals, Entries and Entry see both.
+// (for the "new" keyspace event), and with TrackDeleted the keys they
+// delete (an HDEL that removes a hash's last field deletes the key), in
+// the same order as the removals; Len and Each still see only the
+// removals, Entries and Entry see all.
 type Journal struct {
 	keys     []byte         // the keys, one after the other
 	ents     []journalEntry // in the order the store removed (or created) them
-	removed  int            // entries that are removals, not creations
+	removed  int            // entries that are removals by the store itself
 	trackNew bool
+	trackDel bool
 }
 
 // JournalKind is what happened to a key a Journal recorded.
@@ -30,6 +33,7 @@ const (
 	JournalExpired JournalKind = iota // deleted because its TTL had passed
 	JournalEvicted                    // deleted by Evict
 	JournalNew                        // created (recorded only with TrackNew)
+	JournalDeleted                    // deleted by an operation (recorded only with TrackDeleted)
 )
 
 // journalEntry is one recorded key: keys[start:end] of the Journal.
@@ -47,7 +51,7 @@ func (j *Journal) Len() int { return j.removed }
 // (false: it had expired). key is valid until Reset.
 func (j *Journal) Each(fn func(db int, key []byte, evicted bool)) {
 	for _, e := range j.ents {
-		if e.kind != JournalNew {
+		if e.kind <= JournalEvicted {
 			fn(int(e.db), j.keys[e.start:e.end:e.end], e.kind == JournalEvicted)
 		}
 	}
@@ -67,6 +71,9 @@ func (j *Journal) Entry(i int) (db int, key []byte, kind JournalKind) {
 // TrackNew sets whether the journal records the keys operations create.
 func (j *Journal) TrackNew(on bool) { j.trackNew = on }
 
+// TrackDeleted sets whether the journal records the keys operations delete.
+func (j *Journal) TrackDeleted(on bool) { j.trackDel = on }
+
 // Reset forgets the recorded keys, keeping the buffers.
 func (j *Journal) Reset() {
 	j.keys = j.keys[:0]
@@ -85,7 +92,7 @@ func (j *Journal) add(db int, key []byte, kind JournalKind) {
 	start := len(j.keys)
 	j.keys = append(j.keys, key...)
 	j.ents = append(j.ents, journalEntry{start: uint32(start), end: uint32(len(j.keys)), db: int32(db), kind: kind})
-	if kind != JournalNew {
+	if kind <= JournalEvicted {
 		j.removed++
 	}
 }

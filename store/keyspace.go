@@ -358,6 +358,9 @@ func (k *kv) create(key []byte, t Type, e Encoding, val []byte, vcap int, at int
 
 // del deletes the key.
 func (k *kv) del() {
+	if j := k.s.j; j != nil && j.trackDel {
+		j.add(k.db, recKeyOf(k.rec()), JournalDeleted)
+	}
 	k.t.remove(k.r, k.s.sbits)
 	k.r = noRef
 	k.replaced = true
