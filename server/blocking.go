@@ -54,6 +54,7 @@ type waiter struct {
 	to      store.ListEnd // BLMOVE: the end to push at
 	dst     []byte        // BLMOVE: the destination key
 	count   int           // BLMPOP, BZMPOP: elements at most; 0 for the single-pop commands
+	zset    bool          // a sorted-set pop (its keyspace events are zpopmin, zpopmax)
 	timeout []byte        // the reply on timeout
 	timer   *time.Timer
 
@@ -186,6 +187,7 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 			break
 		}
 		w.reply = out
+		c.notifyServed(w, db, key) // notify.go
 		if c.prop {
 			w.seq = s.served(w, key)
 		}
@@ -308,6 +310,7 @@ func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
 		}
 		if served {
 			c.out = out
+			c.notifyServed(w, c.db(), k) // notify.go
 			return
 		}
 	}
@@ -367,20 +370,20 @@ var (
 func nullArrayReply(proto int) []byte { return nullArrays[min(max(proto, 2), 3)-2] }
 func nullReply(proto int) []byte      { return nullBulks[min(max(proto, 2), 3)-2] }
 
-func cmdBLPop(c *cmdCtx)    { blockOnKeys(c, popListKey, store.ListHead) }
-func cmdBRPop(c *cmdCtx)    { blockOnKeys(c, popListKey, store.ListTail) }
-func cmdBZPopMin(c *cmdCtx) { blockOnKeys(c, popZSetKey, store.ListHead) }
-func cmdBZPopMax(c *cmdCtx) { blockOnKeys(c, popZSetKey, store.ListTail) }
+func cmdBLPop(c *cmdCtx)    { blockOnKeys(c, popListKey, store.ListHead, false) }
+func cmdBRPop(c *cmdCtx)    { blockOnKeys(c, popListKey, store.ListTail, false) }
+func cmdBZPopMin(c *cmdCtx) { blockOnKeys(c, popZSetKey, store.ListHead, true) }
+func cmdBZPopMax(c *cmdCtx) { blockOnKeys(c, popZSetKey, store.ListTail, true) }
 
 // blockOnKeys is BLPOP, BRPOP, BZPOPMIN and BZPOPMAX key [key ...] timeout:
 // pop from end e (ListTail: the max of a sorted set).
-func blockOnKeys(c *cmdCtx, pop blockPop, e store.ListEnd) {
+func blockOnKeys(c *cmdCtx, pop blockPop, e store.ListEnd, zset bool) {
 	deadline, ok := parseTimeout(c, c.args[len(c.args)-1])
 	if !ok {
 		return
 	}
 	w := newWaiter(c, c.args[1:len(c.args)-1], pop, nullArrayReply(c.cl.proto))
-	w.end = e
+	w.end, w.zset = e, zset
 	blockOrReply(c, w, deadline)
 }
 
@@ -470,7 +473,7 @@ func cmdBZMPop(c *cmdCtx) {
 		return
 	}
 	w := newWaiter(c, keys, popZSetMulti, nullArrayReply(c.cl.proto))
-	w.count = count
+	w.count, w.zset = count, true
 	if max {
 		w.end = store.ListTail
 	}

@@ -19,6 +19,9 @@ func cmdRPushX(c *cmdCtx) { pushGeneric(c, store.ListTail, true) }
 
 func pushGeneric(c *cmdCtx, e store.ListEnd, onlyExisting bool) {
 	n, st := c.store.LPush(c.db(), c.args[1], e, c.args[2:], onlyExisting, c.now)
+	if st == store.OK && n > 0 {
+		c.notifyN(notifyList, listEvent(e, "lpush", "rpush"), c.args[1], len(c.args)-2)
+	}
 	c.intUnlessError(int64(n), st)
 }
 
@@ -46,6 +49,9 @@ func popGeneric(c *cmdCtx, e store.ListEnd) {
 	var st store.Status
 	if !hasCount {
 		c.out, st = c.store.LPop(c.db(), c.args[1], e, 1, c.now, c.out, nil, resp.AppendBulk)
+		if st == store.OK {
+			c.notifyRemoved(notifyList, listEvent(e, "lpop", "rpop"), c.args[1], 1)
+		}
 		c.nullUnlessOK(st)
 		return
 	}
@@ -62,6 +68,7 @@ func popGeneric(c *cmdCtx, e store.ListEnd) {
 	c.out, st = c.store.LPop(c.db(), c.args[1], e, int(min(count, math.MaxInt32)), c.now, c.out, resp.AppendArrayLen, resp.AppendBulk)
 	switch st {
 	case store.OK:
+		c.notifyRemoved(notifyList, listEvent(e, "lpop", "rpop"), c.args[1], 1)
 	case store.NotFound:
 		c.nullArray()
 	default:
@@ -130,6 +137,7 @@ func cmdLSet(c *cmdCtx) {
 		c.errReply(statusError(st))
 		return
 	}
+	c.notify(notifyList, "lset", c.args[1])
 	c.ok()
 }
 
@@ -144,6 +152,9 @@ func cmdLInsert(c *cmdCtx) {
 		return
 	}
 	n, st := c.store.LInsert(c.db(), c.args[1], after, c.args[3], c.args[4], c.now)
+	if st == store.OK && n > 0 {
+		c.notify(notifyList, "linsert", c.args[1])
+	}
 	c.intUnlessError(int64(n), st)
 }
 
@@ -153,6 +164,9 @@ func cmdLRem(c *cmdCtx) {
 		return
 	}
 	n, st := c.store.LRem(c.db(), c.args[1], count, c.args[3], c.now)
+	if st == store.OK && n > 0 {
+		c.notifyRemoved(notifyList, "lrem", c.args[1], n)
+	}
 	c.intUnlessError(int64(n), st)
 }
 
@@ -165,10 +179,12 @@ func cmdLTrim(c *cmdCtx) {
 	if !ok {
 		return
 	}
+	existed := c.srv.notifyOn(notifyList) && c.store.Has(c.db(), c.args[1], c.now)
 	if st := c.store.LTrim(c.db(), c.args[1], start, stop, c.now); st != store.OK {
 		c.errReply(statusError(st))
 		return
 	}
+	c.notifyTrim(existed)
 	c.ok()
 }
 
@@ -264,6 +280,9 @@ func cmdRPopLPush(c *cmdCtx) { lmoveGeneric(c, store.ListTail, store.ListHead) }
 func lmoveGeneric(c *cmdCtx, from, to store.ListEnd) {
 	var st store.Status
 	c.out, st = c.store.LMove(c.db(), c.args[1], c.args[2], from, to, c.now, c.out, resp.AppendBulk)
+	if st == store.OK {
+		c.notifyLMove(c.db(), c.args[1], c.args[2], from, to)
+	}
 	c.nullUnlessOK(st)
 }
 
@@ -274,9 +293,11 @@ func cmdLMPop(c *cmdCtx) {
 		return
 	}
 	var st store.Status
+	mark := len(c.out)
 	c.out, st = c.store.LMPop(c.db(), keys, e, int(min(count, math.MaxInt32)), c.now, c.out, appendPopHeader, resp.AppendBulk)
 	switch st {
 	case store.OK:
+		c.notifyPopIn(c.db(), notifyList, listEvent(e, "lpop", "rpop"), popReplyKey(c.out[mark:]))
 	case store.NotFound:
 		c.nullArray()
 	default:

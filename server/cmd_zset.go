@@ -108,6 +108,9 @@ loop:
 		return
 	}
 	res, st := c.store.ZAdd(c.db(), c.args[1], f, sm, c.now)
+	if res.Added+res.Updated > 0 {
+		c.notifyN(notifyZSet, zaddEvent(f), c.args[1], res.Added+res.Updated)
+	}
 	switch {
 	case st != store.OK:
 		c.errReply(zstatusError(st))
@@ -132,6 +135,9 @@ func zstatusError(st store.Status) string {
 
 func cmdZRem(c *cmdCtx) {
 	n, st := c.store.ZRem(c.db(), c.args[1], c.args[2:], c.now)
+	if n > 0 {
+		c.notifyRemoved(notifyZSet, "zrem", c.args[1], n)
+	}
 	c.intUnlessError(int64(n), st)
 }
 
@@ -303,6 +309,9 @@ func zrangeGeneric(c *cmdCtx, ks int, storeTo bool, kind, dir int) {
 	}
 	if storeTo {
 		n, st := c.store.ZRangeStore(c.db(), c.args[1], c.args[2], &sp, c.now)
+		if st == store.OK {
+			c.notifyStore(notifyZSet, "zrangestore", c.args[1], n)
+		}
 		c.intUnlessError(int64(n), st)
 		return
 	}
@@ -332,6 +341,9 @@ func zremrangeGeneric(c *cmdCtx, by store.ZBy) {
 		return
 	}
 	n, st := c.store.ZRemRange(c.db(), c.args[1], &sp, c.now)
+	if n > 0 {
+		c.notifyRemoved(notifyZSet, zremrangeEvent(by), c.args[1], n)
+	}
 	c.intUnlessError(int64(n), st)
 }
 
@@ -357,9 +369,13 @@ func zpopGeneric(c *cmdCtx, max bool) {
 		r.Head, r.Entry = appendPairsLen2, nil
 	}
 	var st store.Status
+	mark := len(c.out)
 	c.out, st = c.store.ZPop(c.db(), c.args[1], max, int(min(count, math.MaxInt32)), c.now, c.out, r)
 	switch st {
 	case store.OK:
+		if zpopped(c.out[mark:]) {
+			c.notifyRemoved(notifyZSet, zpopEvent(max), c.args[1], 1)
+		}
 	case store.NotFound:
 		c.arrayLen(0)
 	default:
@@ -384,9 +400,11 @@ func cmdZMPop(c *cmdCtx) {
 	// pairs in RESP2 as well, as Redis 7.0 replies
 	r := store.ZReply{Head: resp.AppendArrayLen, Entry: appendPairEntry3, Member: resp.AppendBulk, Score: c.scoreFn()}
 	var st store.Status
+	mark := len(c.out)
 	c.out, st = c.store.ZMPop(c.db(), keys, max, count, c.now, c.out, appendZMPopKey, r)
 	switch st {
 	case store.OK:
+		c.notifyPopIn(c.db(), notifyZSet, zpopEvent(max), popReplyKey(c.out[mark:]))
 	case store.NotFound:
 		c.nullArray()
 	default:
@@ -510,6 +528,9 @@ func zcombineGeneric(c *cmdCtx, at int, storeTo bool, op store.ZSetOp) {
 	}
 	if storeTo {
 		n, st := c.store.ZCombineStore(c.db(), c.args[1], &sp, c.now)
+		if st == store.OK {
+			c.notifyStore(notifyZSet, zstoreEvent(op), c.args[1], n)
+		}
 		c.intUnlessError(int64(n), st)
 		return
 	}

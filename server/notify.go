@@ -471,3 +471,123 @@ func (c *cmdCtx) notifySMove() {
 	}
 	c.publishEvent(notifySet, "sadd", dst)
 }
+
+// listEvent names the event of a list operation at end e.
+func listEvent(e store.ListEnd, head, tail string) string {
+	if e == store.ListHead {
+		return head
+	}
+	return tail
+}
+
+// notifyPopIn is notifyRemoved for one pop from key of database db (LMPOP,
+// and the blocking pops, whose waiter may sit in another database).
+func (c *cmdCtx) notifyPopIn(db int, class notifyClass, event string, key []byte) {
+	c.poppedIn(db, class, event, key, c.emptied(db, key))
+}
+
+// poppedIn is notifyPopIn once emptied has been read (before any publish).
+func (c *cmdCtx) poppedIn(db int, class notifyClass, event string, key []byte, gone bool) {
+	c.dirty++
+	c.publishIn(db, class, event, key)
+	if gone {
+		c.publishIn(db, notifyGeneric, "del", key)
+	}
+}
+
+// notifyLMove publishes LMOVE's events as Redis orders them: the push on
+// dst (after its "new"), then the pop on src, and "del" when src emptied.
+func (c *cmdCtx) notifyLMove(db int, src, dst []byte, from, to store.ListEnd) {
+	gone := c.emptied(db, src)
+	c.publishIn(db, notifyList, listEvent(to, "lpush", "rpush"), dst)
+	c.poppedIn(db, notifyList, listEvent(from, "lpop", "rpop"), src, gone)
+}
+
+// notifyTrim publishes LTRIM's ltrim (when the key existed) and del (when
+// it emptied the list).
+func (c *cmdCtx) notifyTrim(existed bool) {
+	key := c.args[1]
+	gone := c.emptied(c.db(), key)
+	if !existed && !gone {
+		return
+	}
+	c.notify(notifyList, "ltrim", key)
+	if gone {
+		c.publishEvent(notifyGeneric, "del", key)
+	}
+}
+
+// popReplyKey returns the key of an LMPOP or ZMPOP reply, which starts
+// with a 2-element array header and the key's bulk string.
+func popReplyKey(reply []byte) []byte {
+	i := bytes.IndexByte(reply, '\n') // the array header
+	if i < 0 {
+		return nil
+	}
+	reply = reply[i+1:]
+	j := bytes.IndexByte(reply, '\r')
+	if j < 2 || reply[0] != '$' {
+		return nil
+	}
+	n, ok := store.ParseInt(reply[1:j])
+	if !ok || n < 0 || int64(len(reply)) < int64(j)+2+n {
+		return nil
+	}
+	return reply[j+2 : j+2+int(n)]
+}
+
+// The sorted-set event names.
+
+func zaddEvent(f store.ZAddFlags) string {
+	if f&store.ZAddIncr != 0 {
+		return "zincr"
+	}
+	return "zadd"
+}
+
+func zpopEvent(max bool) string {
+	if max {
+		return "zpopmax"
+	}
+	return "zpopmin"
+}
+
+func zremrangeEvent(by store.ZBy) string {
+	switch by {
+	case store.ZByRank:
+		return "zremrangebyrank"
+	case store.ZByScore:
+		return "zremrangebyscore"
+	}
+	return "zremrangebylex"
+}
+
+func zstoreEvent(op store.ZSetOp) string {
+	switch op {
+	case store.ZUnion:
+		return "zunionstore"
+	case store.ZInter:
+		return "zinterstore"
+	}
+	return "zdiffstore"
+}
+
+// zpopped reports whether a ZPOPMIN/ZPOPMAX reply holds a member: it is
+// not an empty array.
+func zpopped(reply []byte) bool {
+	return len(reply) > 0 && !bytes.HasPrefix(reply[1:], []byte("0\r\n"))
+}
+
+// notifyServed publishes the events of a blocking pop's pop from key of db,
+// in c (the blocked command itself, or the writer that served it): as
+// LMOVE for BLMOVE, else the pop and "del" when it emptied key.
+func (c *cmdCtx) notifyServed(w *waiter, db int, key []byte) {
+	switch {
+	case w.dst != nil:
+		c.notifyLMove(db, key, w.dst, w.end, w.to)
+	case w.zset:
+		c.notifyPopIn(db, notifyZSet, zpopEvent(w.end == store.ListTail), key)
+	default:
+		c.notifyPopIn(db, notifyList, listEvent(w.end, "lpop", "rpop"), key)
+	}
+}

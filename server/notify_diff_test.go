@@ -26,6 +26,7 @@ type notifySide struct {
 	t        *testing.T
 	cmd, bg  *rawConn
 	sub      *rawConn
+	sync     *rawConn // publishes the sync messages: cmd may be inside MULTI
 	proto    int
 	syncs    int
 	carry    []string // messages read past a sync while waiting for an event
@@ -36,7 +37,7 @@ type notifySide struct {
 func openNotifySide(t *testing.T, addr string, proto int, flags string) *notifySide {
 	t.Helper()
 	ns := &notifySide{t: t, proto: proto}
-	ns.cmd, ns.bg, ns.sub = dialRaw(t, addr), dialRaw(t, addr), dialRaw(t, addr)
+	ns.cmd, ns.bg, ns.sub, ns.sync = dialRaw(t, addr), dialRaw(t, addr), dialRaw(t, addr), dialRaw(t, addr)
 	for _, c := range []*rawConn{ns.cmd, ns.bg, ns.sub} {
 		if proto == 3 {
 			c.do("HELLO", "3")
@@ -60,7 +61,7 @@ func (ns *notifySide) close() {
 // events reads the subscriber's messages up to the next sync message.
 func (ns *notifySide) events() []string {
 	ns.t.Helper()
-	ns.cmd.do("PUBLISH", notifySync, strconv.Itoa(ns.syncs))
+	ns.sync.do("PUBLISH", notifySync, strconv.Itoa(ns.syncs))
 	ns.syncs++
 	var out []string
 	for {
@@ -218,4 +219,36 @@ func TestNotifyHashesAndSetsMatchRedis(t *testing.T) {
 	diffNotify(t, s.Addr(), ref, 2, "KEn", notifyHashSetScript)
 	diffNotify(t, s.Addr(), ref, 2, "Kshn", notifyHashSetScript)
 	diffNotify(t, s.Addr(), ref, 3, "Eg", notifyHashSetScript)
+}
+
+// notifyListZSetScript covers the list, sorted-set and blocking commands.
+var notifyListZSetScript = []string{
+	"RPUSH l a b c d", "LPUSH l z", "LPUSHX nol x", "RPUSHX l e", "LPOP l", "RPOP l 2", "LPOP l 0", "LPOP nol",
+	"LSET l 0 q", "LINSERT l BEFORE q p", "LINSERT l BEFORE nope p", "LREM l 0 zz", "LREM l 1 p", "LTRIM l 0 -1",
+	"LTRIM nol 0 1", "LTRIM l 5 10", "RPUSH l2 a b", "LMOVE l2 l3 LEFT RIGHT", "LMOVE l2 l3 RIGHT LEFT",
+	"LMOVE l3 l3 LEFT RIGHT", "RPOPLPUSH l3 l4", "LMPOP 2 nol l4 LEFT COUNT 5", "LMPOP 1 nol RIGHT",
+	"RPUSH l5 a b c", "LPOP l5 3", "RPUSH l6 a", "RPOP l6",
+	"ZADD z 1 a 2 b 3 c", "ZADD z 1 a", "ZADD z XX CH 5 a", "ZADD z NX 1 a", "ZINCRBY z 2 b", "ZADD z INCR 1 c",
+	"ZREM z x", "ZREM z a", "ZPOPMIN z", "ZPOPMAX z 5", "ZPOPMIN nz", "ZADD z 1 a 2 b 3 c 4 d 5 e",
+	"ZREMRANGEBYRANK z 0 0", "ZREMRANGEBYSCORE z 2 2", "ZREMRANGEBYLEX z [x [z", "ZREMRANGEBYLEX z - +",
+	"ZADD z1 1 a 2 b", "ZADD z2 2 b 3 c", "ZUNIONSTORE zd 2 z1 z2", "ZINTERSTORE zd 2 z1 z2", "ZDIFFSTORE zd 2 z1 z2",
+	"ZDIFFSTORE zd 2 z1 z1", "ZDIFFSTORE zd 2 z1 z1", "ZRANGESTORE zr z1 0 -1", "ZRANGESTORE zr z1 5 10",
+	"ZMPOP 2 nz z2 MAX COUNT 10", "ZADD z3 1 a", "ZMPOP 1 z3 MIN",
+	"RPUSH bl a b", "BLPOP bl 0", "BRPOP bl 0", "RPUSH bl a", "BLMOVE bl bl2 LEFT RIGHT 0", "BRPOPLPUSH bl2 bl3 0",
+	"BLMPOP 0 1 bl3 LEFT COUNT 2", "ZADD bz 1 a 2 b", "BZPOPMIN bz 0", "BZPOPMAX bz 0", "ZADD bz 1 a", "BZMPOP 0 1 bz MIN",
+	"async BLPOP w1 0", "RPUSH w1 a b", "await", "async BRPOP w2 0", "LPUSH w2 a", "await",
+	"async BLMOVE w3 w4 RIGHT LEFT 0", "RPUSH w3 a", "await", "async BZPOPMAX w5 0", "ZADD w5 1 a 2 b", "await",
+	"async BLMPOP 0 2 w6 w7 RIGHT COUNT 3", "RPUSH w7 a b", "await", "async BZMPOP 0 1 w8 MAX COUNT 2", "ZADD w8 1 a", "await",
+	"MULTI", "async BLPOP w9 0", "RPUSH w9 x", "EXEC", "await",
+}
+
+func TestNotifyListsAndSortedSetsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	for _, proto := range []int{2, 3} {
+		diffNotify(t, s.Addr(), ref, proto, "KEA", notifyListZSetScript)
+	}
+	diffNotify(t, s.Addr(), ref, 2, "KEn", notifyListZSetScript)
+	diffNotify(t, s.Addr(), ref, 2, "Klzn", notifyListZSetScript)
+	diffNotify(t, s.Addr(), ref, 3, "Eg", notifyListZSetScript)
 }

@@ -133,3 +133,11 @@ func (s *Store) created(db int, key []byte) {
 		s.j.add(db, key, JournalNew)
 	}
 }
+
+// Has reports whether key exists in db, without counting a keyspace hit
+// or miss (the server's check for an event, not a client's read).
+func (s *Store) Has(db int, key []byte, now int64) bool {
+	k := s.acquire(db, key, now, false)
+	defer k.release()
+	return k.exists()
+}
