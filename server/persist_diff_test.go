@@ -47,14 +47,19 @@ func (p *persistPair) bothProtos(t *testing.T, cmds [][]string) {
 // waitSaves waits until neither server runs a background save.
 func (p *persistPair) waitSaves(t *testing.T) {
 	t.Helper()
-	for _, c := range []*rawConn{p.ours, p.ref} {
-		deadline := time.Now().Add(10 * time.Second)
-		for strings.Contains(c.do("INFO", "persistence"), "rdb_bgsave_in_progress:1") {
-			if time.Now().After(deadline) {
-				t.Fatal("background save still running after 10s")
-			}
-			time.Sleep(10 * time.Millisecond)
+	waitBgsave(t, p.ours)
+	waitBgsave(t, p.ref)
+}
+
+// waitBgsave waits until c's server runs no background save.
+func waitBgsave(t *testing.T, c *rawConn) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(c.do("INFO", "persistence"), "rdb_bgsave_in_progress:1") {
+		if time.Now().After(deadline) {
+			t.Fatal("background save still running after 10s")
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -6,21 +6,30 @@ import (
 	"time"
 
 	"github.com/loopkv/loopkv/rdb"
+	"github.com/loopkv/loopkv/store"
 )
 
 // The seam between the save machinery (persist.go) and the RDB encoder.
 
 // saveJob is a snapshot on its way to a file.
-type saveJob struct{}
+type saveJob struct {
+	sn      *store.Snapshot
+	usedMem int64
+}
 
-// snapshotForSave takes the snapshot a save writes. Called under
+// snapshotForSave takes the snapshot a save writes: O(shards) for the
+// store; writes after it do not change what it holds. Called under
 // persist.mu, at the save's instant.
-func (s *Server) snapshotForSave() saveJob { return saveJob{} }
+func (s *Server) snapshotForSave() saveJob {
+	return saveJob{sn: s.store.Snapshot(), usedMem: s.store.UsedMemory()}
+}
 
 // write encodes the snapshot into path (a temporary file, fsynced, then
 // renamed) and frees it. save goroutine.
 func (j saveJob) write(path string, compress, checksum bool) error {
-	return errors.New("server: RDB encoding is not available in this build")
+	defer j.sn.Close()
+	_, err := rdb.WriteFile(path, j.sn, rdb.Options{Compress: compress, Checksum: checksum, UsedMem: j.usedMem})
+	return err
 }
 
 // loadRDBFile loads the RDB file at path into the store: the keys loaded

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -72,5 +73,45 @@ func TestCorruptRDBRefusesStart(t *testing.T) {
 			t.Errorf("%s: %d keys loaded from a bad file", tc.name, n)
 		}
 		t.Logf("%s: %v", tc.name, err)
+	}
+}
+
+// TestRedisLoadsWhatLoopkvSaves: loopkv SAVEs (and BGSAVEs) the dataset,
+// redis-check-rdb accepts the file, and redis-server started on it holds
+// the same keys, types, encodings, expiry times and values.
+func TestRedisLoadsWhatLoopkvSaves(t *testing.T) {
+	check := needTool(t, "redis-check-rdb")
+	for _, how := range []string{"SAVE", "BGSAVE"} {
+		dir := t.TempDir()
+		s, _ := startServer(t, Options{Loops: 2, Persist: PersistOptions{Dir: dir}})
+		ours := dialRaw(t, s.Addr())
+		fill(t, ours, persistDataset(time.Now().Add(time.Hour).UnixMilli()))
+		before := ours.do("LASTSAVE")
+		time.Sleep(1100*time.Millisecond - time.Duration(time.Now().Nanosecond())) // LASTSAVE moves to the next second
+		want := "+OK\r\n"
+		if how == "BGSAVE" {
+			want = "+Background saving started\r\n"
+		}
+		if r := ours.do(how); r != want {
+			t.Fatalf("%s: %q", how, r)
+		}
+		waitBgsave(t, ours)
+		if after := ours.do("LASTSAVE"); after == before {
+			t.Errorf("%s: LASTSAVE still %q", how, after)
+		}
+		info := ours.do("INFO", "persistence")
+		for _, f := range []string{"rdb_changes_since_last_save:0", "rdb_saves:1", "rdb_last_bgsave_status:ok"} {
+			if infoField(info, f) != f {
+				t.Errorf("%s: %s, want %s", how, infoField(info, strings.Split(f, ":")[0]+":"), f)
+			}
+		}
+		path := filepath.Join(dir, "dump.rdb")
+		if out, err := exec.Command(check, path).CombinedOutput(); err != nil {
+			t.Fatalf("redis-check-rdb: %v\n%s", err, out)
+		}
+		rdir := t.TempDir()
+		copyFile(t, path, rdir, "dump.rdb")
+		ref := dialRaw(t, startRefRedis(t, "--dir", rdir, "--hash-max-listpack-entries", "128"))
+		sameContents(t, contents(t, ref), contents(t, ours))
 	}
 }
