@@ -5,7 +5,9 @@
 //	loopkv [/path/to/loopkv.conf] [--port 6379] [--bind 127.0.0.1] [--loops N] [--engine gnet|netpoll] ...
 //
 // The optional config file uses redis.conf syntax; flags, named like its
-// settings, override it. SIGINT and SIGTERM stop the server gracefully.
+// settings, override it. SIGINT and SIGTERM stop the server gracefully,
+// after the final save when save rules are set (as SHUTDOWN does); when
+// that save fails the server keeps running, as Redis does.
 package main
 
 import (
@@ -14,10 +16,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"go.uber.org/zap"
 
@@ -51,12 +51,14 @@ var defaults = settings{
 	"slowlog-log-slower-than": "10000", "slowlog-max-len": "128", "latency-monitor-threshold": "0",
 	"latency-tracking": "yes", "latency-tracking-info-percentiles": "50 99 99.9",
 	"metrics-port": "0", // Prometheus metrics on http://bind:PORT/metrics; 0 is off
+	"save":         "3600 1 300 100 60 10000", "dir": "", "dbfilename": "dump.rdb",
+	"rdbcompression": "yes", "rdbchecksum": "yes", "stop-writes-on-bgsave-error": "yes",
+	"rdb-del-sync-files": "no", "enable-protected-configs": "no",
 }
 
 // ignored are redis.conf directives accepted without effect.
 var ignored = map[string]bool{
-	"save": true, "appendonly": true, "appendfsync": true, "daemonize": false, "dir": true,
-	"dbfilename": true, "tcp-backlog": true,
+	"appendonly": true, "appendfsync": true, "daemonize": false, "tcp-backlog": true,
 	"tcp-keepalive": true, "hz": true,
 	"supervised": true, "pidfile": true, "io-threads": true,
 }
@@ -95,9 +97,7 @@ func run(args []string) error {
 	}
 	defer func() { _ = log.Sync() }()
 	opts.Logger, opts.Level = log, &level
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, cfg, opts) // tls.go: SIGHUP reloads TLS
+	return serve(context.Background(), cfg, opts) // tls.go: SIGHUP reloads TLS; SIGINT and SIGTERM shut down
 }
 
 // loadSettings merges the defaults, the config file named by the first
@@ -239,6 +239,10 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 		o.LatencyTrackingInfoPercentiles = " " // given empty: no percentiles, as in Redis
 	}
 	o.MetricsPort = num("metrics-port")
+	o.Persist = server.PersistOptions{Save: cfg["save"], Dir: cfg["dir"], DBFilename: cfg["dbfilename"],
+		RDBCompression: cfg["rdbcompression"], RDBChecksum: cfg["rdbchecksum"],
+		StopWritesOnBgsaveError: cfg["stop-writes-on-bgsave-error"], RDBDelSyncFiles: cfg["rdb-del-sync-files"],
+		EnableProtectedConfigs: cfg["enable-protected-configs"], LoadOnStart: true}
 	o.LogLevel = strings.ToLower(cfg["loglevel"])
 	lvl, ok := server.ZapLevel(o.LogLevel)
 	if !ok {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -256,7 +257,11 @@ func runOnFreePorts(t *testing.T, n int, args func(ports []int) []string, up fun
 			ports[i] = freePort(t)
 		}
 		done := make(chan error, 1)
-		go func() { done <- run(args(ports)) }()
+		a := args(ports)
+		if !slices.Contains(a, "--dir") {
+			a = append(a, "--dir", t.TempDir()) // saves and loads stay out of the source tree
+		}
+		go func() { done <- run(a) }()
 		served, err := waitServing(done, ports, up)
 		if served {
 			return ports, done

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/loopkv/loopkv/server"
 )
@@ -124,6 +125,31 @@ func devTLS(cfg settings, opts *server.Options) error {
 // serve runs the server until ctx ends or it stops by itself. SIGHUP
 // reloads the TLS certificates, keys and CAs; with --dev-tls-dir it
 // prints how to connect.
+// shutdownOnSignal shuts s down (final save, then stop) on SIGINT or
+// SIGTERM; a signal whose save fails leaves it serving until the next. The
+// returned func stops listening for signals.
+func shutdownOnSignal(s *server.Server) func() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-sigs:
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := s.Shutdown(ctx) // logs a failed save itself
+				cancel()
+				if err == nil {
+					return
+				}
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(sigs); close(quit) }
+}
+
 func serve(ctx context.Context, cfg settings, opts server.Options) error {
 	if err := devTLS(cfg, &opts); err != nil {
 		return err
@@ -142,6 +168,8 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 		loops = runtime.GOMAXPROCS(0) // server.Options' default
 	}
 	go trimThreads(ctx, threadBudget(loops)) // threads.go
+	stop := shutdownOnSignal(s)
+	defer stop()
 	return s.Run(ctx, func() {
 		if opts.TLS.Port != 0 && cfg["dev-tls-dir"] != "" {
 			fmt.Printf("loopkv: TLS on %s; connect with: redis-cli --tls --cacert %s -p %d ping\n",
