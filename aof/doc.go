@@ -51,6 +51,22 @@
 // a snapshot taken at that instant, to temp-rewriteaof-bg-<pid>.aof, then
 // renamed, and the manifest naming it is published.
 //
+// # Use by a server
+//
+//	l, err := aof.Open(aof.Options{Dir: dir, Fsync: aof.Always, LoadTruncated: true,
+//		InitialBase: writeEmptyRDB})           // start-up: a new log gets a base (Redis 7.0 does)
+//	st, err := l.Load(loadRDB, applyCommand)   // before the first Append
+//	l.SetOnDurable(releaseReplies)             // Always: replies wait for Durable() >= their seq
+//	seq := l.Append(batch)                     // per loop batch, from any goroutine
+//	// BGREWRITEAOF, under the barrier that orders Appends:
+//	snap := store.Snapshot(); err = l.Rewrite(func(w io.Writer) error { defer snap.Close(); return writeRDB(w, snap) })
+//	// (if Rewrite returns an error, writeBase is never called: close snap)
+//	l.Close()                                  // SHUTDOWN
+//
+// Turning appendonly on at run time is Open with InitialBase writing a
+// snapshot taken at that instant and BaseInBackground (Redis's
+// AOF_WAIT_REWRITE); turning it off is Close.
+//
 // # Differences from Redis 7.0
 //
 //   - A MULTI torn off the last file is cut back to before the MULTI, also

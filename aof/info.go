@@ -50,6 +50,12 @@ type Info struct {
 	// later write becomes durable, and the server should refuse writes.
 	FsyncFailed bool
 
+	// WaitRewrite is Redis's AOF_WAIT_REWRITE: a log opened with
+	// BaseInBackground whose first base is not in yet. It cannot be loaded
+	// until then; Redis refuses SHUTDOWN without FORCE ("Writing initial
+	// AOF, can't exit.").
+	WaitRewrite bool
+
 	RewriteInProgress           bool  // aof_rewrite_in_progress
 	CurrentRewriteTimeSec       int64 // aof_current_rewrite_time_sec: -1 when none runs
 	LastRewriteTimeSec          int64 // aof_last_rewrite_time_sec: -1 before any rewrite
@@ -73,6 +79,7 @@ func (l *Log) Info() Info {
 		DelayedFsync:    st.delayedFsync.Load(),
 		LastWriteOK:     !st.writeFailed.Load() && !st.bioFailed.Load() && st.fatal.Load() == nil,
 		FsyncFailed:     st.fatal.Load() != nil,
+		WaitRewrite:     l.waiting.Load(),
 
 		CurrentRewriteTimeSec:       -1,
 		LastRewriteTimeSec:          st.lastRewriteSec.Load(),

@@ -56,6 +56,16 @@ type Options struct {
 	// which Redis loads as well; a server can call Rewrite after Open.
 	InitialBase func(w io.Writer) error
 
+	// BaseInBackground makes Open write InitialBase on a goroutine, as
+	// Redis does when appendonly is turned on at run time (AOF_WAIT_REWRITE):
+	// Open returns at once, appends go to temp-<FileName>.incr, and only
+	// when the base is written are both renamed to their seq-1 names and
+	// the manifest written. Until then the log is not loadable, so nothing
+	// becomes durable (Durable stays put) and Info reports WaitRewrite; a
+	// failed base leaves it so, and Rewrite (with a new snapshot) retries.
+	// InitialBase must write a snapshot taken at the instant Open is called.
+	BaseInBackground bool
+
 	// Limits bounds the commands Load accepts; zero fields are resp's defaults.
 	Limits resp.Limits
 }
@@ -83,12 +93,14 @@ type Log struct {
 	done chan struct{} // closed when the writer goroutine has ended
 
 	durable   atomic.Uint64
+	waiting   atomic.Bool // the first base is being written: hold Durable (AOF_WAIT_REWRITE)
 	onDurable atomic.Pointer[func(uint64)]
 
 	// owned by the writer goroutine
 	f        *os.File // the last incr file, O_APPEND
 	spare    []byte   // the buffer the writer gives back to Append
 	unsynced bool     // bytes written and not fsynced (EverySec, No)
+	held     uint64   // the sequence written while waiting, published once the log is loadable
 	postpone time.Time
 	closeErr error
 
@@ -134,6 +146,9 @@ func Open(o Options) (*Log, error) {
 	if err := l.readManifest(); err != nil {
 		return nil, err
 	}
+	if l.o.BaseInBackground && l.o.InitialBase != nil && l.man.base == nil && len(l.man.incr) == 0 {
+		return l.openWaiting()
+	}
 	if err := l.openLastIncr(); err != nil {
 		return nil, err
 	}
@@ -141,6 +156,27 @@ func Open(o Options) (*Log, error) {
 	go l.run()
 	return l, nil
 }
+
+// openWaiting opens a new log whose base is written in the background:
+// appends go to the temporary incr file until Rewrite's install names it.
+func (l *Log) openWaiting() (*Log, error) {
+	f, err := os.OpenFile(l.path(l.tempIncrName()), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	l.f = f
+	l.waiting.Store(true)
+	go l.run()
+	if err := l.Rewrite(l.o.InitialBase); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// tempIncrName is the incr file of a log waiting for its first base
+// (aof.c, getTempIncrAofName).
+func (l *Log) tempIncrName() string { return "temp-" + l.o.FileName + ".incr" }
 
 // manifestName is the manifest's file name.
 func (l *Log) manifestName() string { return l.o.FileName + ".manifest" }

@@ -25,7 +25,7 @@ import (
 // the old manifest stays valid, with the new incr file listed if it was
 // created, as Redis leaves it. Info reports the outcome and its time.
 // Rewrite returns ErrRewriteInProgress if one is running, ErrClosed after
-// Close.
+// Close; writeBase is then never called.
 func (l *Log) Rewrite(writeBase func(w io.Writer) error) error {
 	l.mmu.Lock()
 	if l.rewriting {
@@ -94,6 +94,10 @@ func tempBaseName() string { return "temp-rewriteaof-bg-" + itoa(os.Getpid()) + 
 // that lists it with the current incr file, then deletes the history.
 func (l *Log) install(tmp string, rdb bool) error {
 	l.mmu.Lock()
+	if l.waiting.Load() {
+		defer l.mmu.Unlock()
+		return l.installFirst(tmp, rdb)
+	}
 	m := l.man.clone()
 	if m.base != nil {
 		old := *m.base
@@ -159,4 +163,39 @@ func (l *Log) deleteHistory() {
 	if writeManifest(l.dir, l.o.FileName, &m) == nil {
 		l.man = m
 	}
+}
+
+// installFirst publishes the first base of a log opened with
+// BaseInBackground: the base and the temporary incr file get their seq-1
+// names, then the manifest naming them is written, and what was written
+// meanwhile becomes durable. mmu is held.
+func (l *Log) installFirst(tmp string, rdb bool) error {
+	m := l.man.clone()
+	name := l.baseName(&m, rdb)
+	incr := l.newIncrInfo(&m)
+	m.base = &fileInfo{name: name, seq: m.baseSeq, typ: typeBase}
+	m.incr = []fileInfo{incr}
+	if err := os.Rename(tmp, l.path(name)); err != nil {
+		return err
+	}
+	// The writer keeps its descriptor: it appends to the renamed file.
+	if err := os.Rename(l.path(l.tempIncrName()), l.path(incr.name)); err != nil {
+		os.Remove(l.path(name))
+		return err
+	}
+	if err := writeManifest(l.dir, l.o.FileName, &m); err != nil {
+		os.Rename(l.path(incr.name), l.path(l.tempIncrName()))
+		os.Remove(l.path(name))
+		return err
+	}
+	l.man = m
+	size := fileSize(l.path(name))
+	l.st.baseSize.Store(size)
+	l.st.rewriteBase.Store(size + l.st.incrSize.Load())
+	l.waiting.Store(false)
+	select {
+	case l.wake <- struct{}{}: // the writer publishes what it held
+	default:
+	}
+	return nil
 }

@@ -182,3 +182,49 @@ func TestRewriteRefusesASecondOne(t *testing.T) {
 		t.Errorf("Rewrite after Close = %v, want ErrClosed", err)
 	}
 }
+
+func TestBaseInBackgroundHoldsDurableUntilTheManifest(t *testing.T) {
+	dir := t.TempDir()
+	release := make(chan error)
+	l, err := Open(Options{Dir: dir, Fsync: Always, BaseInBackground: true, InitialBase: func(w io.Writer) error {
+		if _, err := w.Write(command("SET", "snap", "1")); err != nil {
+			return err
+		}
+		return <-release
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Append(command("SET", "during", "1"))
+	if in := l.Info(); !in.WaitRewrite || !in.RewriteInProgress || l.Durable() != 0 {
+		t.Fatalf("while the first base is written: durable %d, info %+v", l.Durable(), in)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")); !os.IsNotExist(err) {
+		t.Fatalf("manifest written before the base: %v", err)
+	}
+	release <- errors.New("no space") // the first base fails; the log keeps waiting
+	if in := waitRewrite(l); !in.WaitRewrite || in.LastRewriteOK || l.Durable() != 0 {
+		t.Fatalf("after a failed first base: durable %d, %+v", l.Durable(), in)
+	}
+	m := &model{kv: map[string]string{"snap": "1", "during": "1"}, l: l}
+	if err := m.rewrite(nil); err != nil { // the retry, from a new snapshot
+		t.Fatal(err)
+	}
+	seq := l.Append(command("SET", "after", "1"))
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if in := waitRewrite(l); in.WaitRewrite || !in.LastRewriteOK {
+		t.Fatalf("after the base: %+v", in)
+	}
+	want := "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
+	if man := readManifestFile(t, dir); man != want {
+		t.Fatalf("manifest %q, want %q", man, want)
+	}
+	l.Close()
+	got, _, err := replay(t, Options{Dir: dir})
+	if err != nil || strings.Join(got, ",") != "SET during 1,SET snap 1,SET after 1" {
+		t.Fatalf("replay = %q, %v", got, err)
+	}
+}

@@ -75,6 +75,9 @@ func (l *Log) run() {
 // soon to try again when it left bytes unwritten (a write error, or an
 // EverySec write postponed behind a running fsync), else 0.
 func (l *Log) flush(g *group, force bool) time.Duration {
+	if l.held > 0 && !l.waiting.Load() {
+		l.publish(l.held) // the first base is in: what was written is durable
+	}
 	for {
 		if l.st.fatal.Load() != nil {
 			l.drop(g)
@@ -191,6 +194,14 @@ func (l *Log) write(g *group, end int, seq uint64) bool {
 
 // publish advances Durable to seq and tells the callback.
 func (l *Log) publish(seq uint64) {
+	if l.waiting.Load() {
+		l.held = max(l.held, seq)
+		return
+	}
+	if l.held > seq {
+		seq = l.held
+	}
+	l.held = 0
 	if seq <= l.durable.Load() {
 		return
 	}
@@ -259,6 +270,18 @@ func (l *Log) switchFile(g *group) {
 func (l *Log) openNextIncr() error {
 	l.mmu.Lock()
 	defer l.mmu.Unlock()
+	if l.waiting.Load() {
+		// A retried first base: the commands since the failed one's
+		// snapshot are in the new snapshot, so the temporary file restarts.
+		f, err := os.OpenFile(l.path(l.tempIncrName()), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		l.f.Close()
+		l.f, l.unsynced = f, false
+		l.st.incrSize.Store(0)
+		return nil
+	}
 	m := l.man.clone()
 	fi := l.newIncrInfo(&m)
 	m.incr = append(m.incr, fi)

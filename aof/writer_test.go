@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWriteErrorIsRecordedAndNothingBecomesDurable writes to an incr file
@@ -65,5 +66,35 @@ func TestInfoSizes(t *testing.T) {
 	in := waitRewrite(l)
 	if in.CurrentSize != int64(len(cmd)) || in.BaseSize != int64(len(cmd)) || in.LastRewriteTimeSec != 0 {
 		t.Fatalf("info after the rewrite %+v", in)
+	}
+}
+
+// TestEverySecPostponesWritesBehindARunningFsync holds the background
+// fsync "running": the writer keeps the append buffered until the
+// postponement limit, then writes anyway and counts aof_delayed_fsync.
+func TestEverySecPostponesWritesBehindARunningFsync(t *testing.T) {
+	old := postponeLimit
+	postponeLimit = 20 * time.Millisecond
+	defer func() { postponeLimit = old }()
+	l, err := Open(Options{Dir: t.TempDir(), Fsync: EverySec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.st.bioPending.Store(1)
+	seq := l.Append(command("SET", "k", "v"))
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if in := l.Info(); in.DelayedFsync != 1 || in.PendingBioFsync != 1 {
+		t.Fatalf("info %+v, want one delayed fsync", in)
+	}
+	l.st.bioPending.Store(0)
+	seq = l.Append(command("SET", "k", "w"))
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if in := l.Info(); in.DelayedFsync != 1 {
+		t.Fatalf("info %+v: a write with no fsync running was delayed", in)
 	}
 }
