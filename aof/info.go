@@ -68,10 +68,11 @@ type Info struct {
 // Info returns the log's state now.
 func (l *Log) Info() Info {
 	st := &l.st
-	// A rewrite updates its stats before it clears rewriting, under mmu.
-	l.mmu.Lock()
-	rewriting, rwStart := l.rewriting, l.rwStart
-	l.mmu.Unlock()
+	// A rewrite updates its stats before it clears rewriting: read it first.
+	// Only mu, the short append lock, is taken: never one held across I/O.
+	l.mu.Lock()
+	rewriting, rwStart, buffered := l.rewriting, l.rwStart, len(l.buf)
+	l.mu.Unlock()
 	in := Info{
 		CurrentSize:     st.baseSize.Load() + st.otherIncr.Load() + st.incrSize.Load(),
 		BaseSize:        st.rewriteBase.Load(),
@@ -98,9 +99,7 @@ func (l *Log) Info() Info {
 	if st.bioFailed.Load() && !st.writeFailed.Load() {
 		in.LastWriteErrno = syscall.Errno(st.bioErrno.Load())
 	}
-	l.mu.Lock()
-	in.BufferLength = int64(len(l.buf)) + st.pending.Load()
-	l.mu.Unlock()
+	in.BufferLength = int64(buffered) + st.pending.Load()
 	return in
 }
 

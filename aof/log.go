@@ -89,6 +89,11 @@ type Log struct {
 	cutRes chan error
 	closed bool
 
+	rewriting bool          // a Rewrite's base is being written or installed
+	rwStart   time.Time     // when it started
+	rwDone    chan struct{} // closed when it ends
+
+	// safe from any goroutine
 	wake chan struct{} // cap 1: appends or a close are waiting for the writer
 	done chan struct{} // closed when the writer goroutine has ended
 
@@ -107,11 +112,8 @@ type Log struct {
 	st stats
 
 	// guarded by mmu
-	mmu       sync.Mutex
-	man       manifest
-	rewriting bool
-	rwStart   time.Time
-	rwDone    chan struct{} // closed when the running rewrite ends
+	mmu sync.Mutex
+	man manifest
 }
 
 // Open opens the log under o.Dir/o.DirName, reading its manifest, or
@@ -375,9 +377,9 @@ func (l *Log) Close() error {
 		}
 	}
 	<-l.done
-	l.mmu.Lock()
+	l.mu.Lock()
 	rw := l.rwDone
-	l.mmu.Unlock()
+	l.mu.Unlock()
 	if rw != nil {
 		<-rw
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// Rewrite starts a rewrite, as BGREWRITEAOF does, and returns at once.
+// Rewrite starts a rewrite, as BGREWRITEAOF does, and returns at once: it
+// only marks the instant in the append stream, under the append lock, and
+// never waits for the disk, so a server may call it under its barrier.
 // Appends made before the call stay in the current incr file; those made
 // after it go to a new incr file with the next seq, which the writer
 // goroutine creates and lists in the manifest before it writes to it
@@ -27,24 +29,19 @@ import (
 // Rewrite returns ErrRewriteInProgress if one is running, ErrClosed after
 // Close; writeBase is then never called.
 func (l *Log) Rewrite(writeBase func(w io.Writer) error) error {
-	l.mmu.Lock()
-	if l.rewriting {
-		l.mmu.Unlock()
+	res, done := make(chan error, 1), make(chan struct{})
+	l.mu.Lock()
+	switch {
+	case l.closed:
+		l.mu.Unlock()
+		return ErrClosed
+	case l.rewriting:
+		l.mu.Unlock()
 		return ErrRewriteInProgress
 	}
-	res := make(chan error, 1)
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		l.mmu.Unlock()
-		return ErrClosed
-	}
 	l.cut, l.cutSeq, l.cutRes = len(l.buf), l.seq, res
+	l.rewriting, l.rwStart, l.rwDone = true, time.Now(), done
 	l.mu.Unlock()
-	l.rewriting, l.rwStart = true, time.Now()
-	done := make(chan struct{})
-	l.rwDone = done
-	l.mmu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -71,8 +68,10 @@ func (l *Log) rewrite(writeBase func(w io.Writer) error, switched chan error, do
 	if err != nil {
 		os.Remove(tmp)
 	}
-	l.mmu.Lock()
-	l.st.lastRewriteSec.Store(int64(time.Since(l.rwStart) / time.Second))
+	l.mu.Lock()
+	start := l.rwStart
+	l.mu.Unlock()
+	l.st.lastRewriteSec.Store(int64(time.Since(start) / time.Second))
 	if err != nil {
 		l.st.lastRewriteFailed.Store(true)
 		l.st.lastRewriteErr.Store(&fatalErr{err})
@@ -83,8 +82,9 @@ func (l *Log) rewrite(writeBase func(w io.Writer) error, switched chan error, do
 		l.st.rewriteFailures.Store(0)
 		l.st.rewrites.Add(1)
 	}
+	l.mu.Lock() // after the stats: Info reads rewriting first
 	l.rewriting = false
-	l.mmu.Unlock()
+	l.mu.Unlock()
 }
 
 // tempBaseName is the temporary base's name (Redis: temp-rewriteaof-bg-<pid>.aof).
