@@ -814,3 +814,20 @@ func TestLoadedKeysAreFresh(t *testing.T) {
 		t.Errorf("idle %d ms after SetIdle 100 s", info.Idle)
 	}
 }
+
+// TestSnapshotInsideATransaction: a snapshot taken on a view of every shard
+// shows the transaction's changes before it and none after.
+func TestSnapshotInsideATransaction(t *testing.T) {
+	s := New(Options{Shards: 4})
+	v := s.Lock(nil, true)
+	v.Set(0, []byte("before"), []byte("1"), t0, SetOptions{})
+	sn := v.SnapshotAt(t0)
+	v.Set(0, []byte("after"), []byte("2"), t0, SetOptions{})
+	v.Set(0, []byte("before"), []byte("changed"), t0, SetOptions{})
+	v.Unlock()
+	defer sn.Close()
+	got := snapDump(t, sn, nil)
+	if len(got) != 1 || !strings.HasSuffix(got["0/before"], `"1"`) {
+		t.Errorf("snapshot = %v", got)
+	}
+}
