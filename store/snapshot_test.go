@@ -831,3 +831,30 @@ func TestSnapshotInsideATransaction(t *testing.T) {
 		t.Errorf("snapshot = %v", got)
 	}
 }
+
+// TestZeroAllocWhileSnapshotPending: with a snapshot pending, commands on
+// shards already copied, and reads of shards not copied, allocate nothing.
+func TestZeroAllocWhileSnapshotPending(t *testing.T) {
+	s := New(Options{Shards: 4})
+	fillEveryEncoding(s, t0, 0)
+	sn := s.SnapshotAt(t0)
+	defer sn.Close()
+	key, val := []byte("int"), []byte("7")
+	s.Set(0, key, val, t0, SetOptions{}) // copies int's shard
+	other := []byte("h:ht")
+	for s.shardIndex(other) == s.shardIndex(key) {
+		other = append(other, 'x')
+	}
+	dst := make([]byte, 0, 64)
+	for name, fn := range map[string]func(){
+		"Set":    func() { s.Set(0, key, val, t0, SetOptions{}) },
+		"Incr":   func() { s.IncrBy(0, key, t0, 1) },
+		"Get":    func() { dst, _ = s.Get(0, key, t0, dst[:0], rawEnc) },
+		"Exists": func() { s.Exists(0, other, t0) },
+		"HGet":   func() { dst, _ = s.HGet(0, []byte("h:ht"), []byte("field1"), t0, dst[:0], rawEnc) },
+	} {
+		if a := testing.AllocsPerRun(100, fn); a != 0 {
+			t.Errorf("%s: %v allocs", name, a)
+		}
+	}
+}
