@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/rdb"
+	"github.com/loopkv/loopkv/store"
 )
 
 // Persistence family: SAVE, BGSAVE, LASTSAVE and SHUTDOWN's saving part
@@ -213,6 +217,129 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.Stop(ctx)
 }
 
+// DUMP and RESTORE (Redis cluster.c): a value in RDB form with Redis's
+// trailer, so payloads move between loopkv and Redis.
+
+// dumpBufs holds DUMP's scratch buffers: a payload is built whole before
+// its bulk length is known.
+var dumpBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// cmdDump is DUMP key: the payload, or a null for a missing key.
+func cmdDump(c *cmdCtx) {
+	bp := dumpBufs.Get().(*[]byte)
+	found := c.store.View(c.db(), c.args[1], c.now, func(v *store.Value) { *bp = rdb.DumpPayload((*bp)[:0], v) })
+	if found {
+		c.bulk(*bp)
+	} else {
+		c.null()
+	}
+	if cap(*bp) <= 1<<20 {
+		dumpBufs.Put(bp)
+	}
+}
+
+// restoreOptions are RESTORE's modifiers.
+type restoreOptions struct {
+	replace, absTTL bool
+	idle            int64 // IDLETIME seconds; -1 when not given
+	freq            int64 // FREQ; -1 when not given (no LFU here: accepted only)
+}
+
+// parseRestore parses RESTORE's modifiers in Redis's order and words,
+// replying on error.
+func parseRestore(c *cmdCtx) (restoreOptions, bool) {
+	o := restoreOptions{idle: -1, freq: -1}
+	for j := 4; j < len(c.args); j++ {
+		a, more := c.args[j], j+1 < len(c.args)
+		switch {
+		case bytes.EqualFold(a, []byte("replace")):
+			o.replace = true
+		case bytes.EqualFold(a, []byte("absttl")):
+			o.absTTL = true
+		case bytes.EqualFold(a, []byte("idletime")) && more && o.freq == -1:
+			n, ok := parseInt(c.args[j+1])
+			if !ok {
+				c.errReply(errNotInteger)
+				return o, false
+			}
+			if n < 0 {
+				c.errReply("ERR Invalid IDLETIME value, must be >= 0")
+				return o, false
+			}
+			o.idle, j = n, j+1
+		case bytes.EqualFold(a, []byte("freq")) && more && o.idle == -1:
+			n, ok := parseInt(c.args[j+1])
+			if !ok {
+				c.errReply(errNotInteger)
+				return o, false
+			}
+			if n < 0 || n > 255 {
+				c.errReply("ERR Invalid FREQ value, must be >= 0 and <= 255")
+				return o, false
+			}
+			o.freq, j = n, j+1
+		default:
+			c.errReply(errSyntax)
+			return o, false
+		}
+	}
+	return o, true
+}
+
+// cmdRestore is RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s]
+// [FREQ f], checked in Redis's order: modifiers, an existing key, the
+// TTL, the payload's version and checksum, then its data.
+func cmdRestore(c *cmdCtx) {
+	o, ok := parseRestore(c)
+	if !ok {
+		return
+	}
+	key := c.args[1]
+	existed := c.store.Exists(c.db(), key, c.now)
+	if existed && !o.replace {
+		c.errReply(errBusyKey)
+		return
+	}
+	ttl, ok := parseInt(c.args[2])
+	if !ok {
+		c.errReply(errNotInteger)
+		return
+	}
+	if ttl < 0 {
+		c.errReply("ERR Invalid TTL value, must be >= 0")
+		return
+	}
+	at := ttl
+	if ttl != 0 && !o.absTTL {
+		at += c.now
+	}
+	switch err := rdb.Restore(c.store, c.db(), key, c.args[3], at, o.replace); {
+	case errors.Is(err, rdb.ErrPayload):
+		c.errReply("ERR DUMP payload version or checksum are wrong")
+		return
+	case errors.Is(err, rdb.ErrKeyExists):
+		c.errReply(errBusyKey)
+		return
+	case err != nil:
+		c.errReply("ERR Bad data format")
+		return
+	}
+	if at != 0 && at <= c.now { // already expired: nothing stored, the old value deleted
+		if existed {
+			c.notify(notifyGeneric, "del", key)
+		}
+		c.ok()
+		return
+	}
+	if o.idle >= 0 {
+		c.store.SetIdle(c.db(), key, c.now, o.idle)
+	}
+	c.notify(notifyGeneric, "restore", key)
+	c.ok()
+}
+
+const errBusyKey = "BUSYKEY Target key name already exists."
+
 var persistCommands = []command{
 	{Name: "save", Arity: 1, Flags: flagAdmin | flagNoScript | flagNoAsyncLoading | flagNoMulti,
 		Doc: cmdDoc{Summary: "Synchronously save the dataset to disk", Since: "1.0.0", Group: "server",
@@ -231,6 +358,30 @@ var persistCommands = []command{
 		Doc: cmdDoc{Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Group: "server",
 			Complexity: "O(1)"},
 		Fn: cmdLastsave},
+	{Name: "dump", Arity: 2, Flags: flagReadOnly, ACL: catKeyspace,
+		Tips: []string{"nondeterministic_output"},
+		Keys: []keySpec{{Flags: keyRO | keyAccess, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Return a serialized version of the value stored at the specified key.", Since: "2.6.0", Group: "generic",
+			Complexity: "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+			}},
+		Fn: cmdDump},
+	{Name: "restore", Arity: -4, Flags: flagWrite | flagDenyOOM, ACL: catKeyspace | catDangerous,
+		Keys: []keySpec{{Flags: keyOW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
+		Doc: cmdDoc{Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Since: "2.6.0", Group: "generic",
+			Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+			History:    [][2]string{{"3.0.0", "Added the `REPLACE` modifier."}, {"5.0.0", "Added the `ABSTTL` modifier."}, {"5.0.0", "Added the `IDLETIME` and `FREQ` options."}},
+			Args: []cmdArg{
+				{Name: "key", Type: argKey, KeySpec: 0},
+				{Name: "ttl", Type: argInteger},
+				{Name: "serialized-value", Type: argString},
+				{Name: "replace", Type: argPureToken, Token: "REPLACE", Since: "3.0.0", Flags: argOptional},
+				{Name: "absttl", Type: argPureToken, Token: "ABSTTL", Since: "5.0.0", Flags: argOptional},
+				{Name: "seconds", Type: argInteger, Token: "IDLETIME", Since: "5.0.0", Flags: argOptional},
+				{Name: "frequency", Type: argInteger, Token: "FREQ", Since: "5.0.0", Flags: argOptional},
+			}},
+		Fn: cmdRestore},
 }
 
 func init() { register(persistCommands...) }
