@@ -98,3 +98,23 @@ func TestEverySecPostponesWritesBehindARunningFsync(t *testing.T) {
 		t.Fatalf("info %+v: a write with no fsync running was delayed", in)
 	}
 }
+
+// TestAppendDoesNotAllocate appends in steady state, once both buffers have
+// grown, and counts allocations.
+func TestAppendDoesNotAllocate(t *testing.T) {
+	l, err := Open(Options{Dir: t.TempDir(), Fsync: No})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	blob := make([]byte, 1<<20)
+	for range 3 { // each of the two buffers grows to 1 MiB
+		seq := l.Append(blob)
+		for l.Durable() < seq {
+			runtime.Gosched()
+		}
+	}
+	if n := testing.AllocsPerRun(1000, func() { l.Append(set60) }); n != 0 {
+		t.Errorf("Append allocates %v times per call", n)
+	}
+}
