@@ -145,3 +145,62 @@ func TestFailedBgsaveStopsWrites(t *testing.T) {
 		{"CONFIG", "SET", "save", ""}, {"SET", "k", "v6"},
 	})
 }
+
+// TestShutdownSavesAsRedis: SHUTDOWN saves when save rules are set or SAVE
+// is given, refuses to stop when that save fails (as redis-server does,
+// with its words) unless NOSAVE or FORCE, and stops without a reply once
+// the file is written.
+func TestShutdownSavesAsRedis(t *testing.T) {
+	p := newPersistPair(t, Options{})
+	bad := [2]string{filepath.Join(t.TempDir(), "f"), filepath.Join(t.TempDir(), "f")}
+	for i, c := range []*rawConn{p.ours, p.ref} {
+		_ = os.Mkdir(bad[i], 0o755)
+		c.do("CONFIG", "SET", "dir", bad[i])
+		_ = os.Remove(bad[i])
+		_ = os.WriteFile(bad[i], nil, 0o644) // the directory is now a file: saves fail
+	}
+	p.both(t, "SET", "k", "v")
+	p.both(t, "CONFIG", "SET", "save", "3600 1")
+	p.both(t, "SHUTDOWN")
+	p.both(t, "SHUTDOWN", "SAVE")
+	p.both(t, "CONFIG", "SET", "save", "")
+	p.both(t, "SHUTDOWN", "SAVE", "NOW")
+	p.both(t, "GET", "k") // both still serve
+
+	// SHUTDOWN SAVE into a good directory writes the file, then stops.
+	good := t.TempDir()
+	p.ours.do("CONFIG", "SET", "dir", good)
+	p.ours.send(multibulk("SHUTDOWN", "SAVE"))
+	if got := p.ours.expectClosed(); got != "" {
+		t.Errorf("SHUTDOWN SAVE answered %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(good, "dump.rdb")); err != nil {
+		t.Errorf("SHUTDOWN SAVE: %v", err)
+	}
+}
+
+// TestShutdownNosaveAndForceStop: with a failing save, NOSAVE and FORCE
+// still stop the server.
+func TestShutdownNosaveAndForceStop(t *testing.T) {
+	for _, args := range [][]string{{"SHUTDOWN", "NOSAVE"}, {"SHUTDOWN", "FORCE"}, {"SHUTDOWN", "SAVE", "FORCE"}} {
+		d := filepath.Join(t.TempDir(), "d")
+		_ = os.Mkdir(d, 0o755)
+		s, errc := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: d, Save: "3600 1"}})
+		_ = os.Remove(d)
+		_ = os.WriteFile(d, nil, 0o644)
+		c := dialRaw(t, s.Addr())
+		c.do("SET", "k", "v")
+		c.send(multibulk(args...))
+		if got := c.expectClosed(); got != "" {
+			t.Errorf("%q answered %q", args, got)
+		}
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Errorf("%q: Serve returned %v", args, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q: server still running", args)
+		}
+	}
+}
