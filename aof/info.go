@@ -18,6 +18,7 @@ type stats struct {
 
 	bioPending   atomic.Int32 // an EverySec fsync is running
 	delayedFsync atomic.Int64 // writes that stopped waiting for a running fsync
+	fsyncs       atomic.Int64 // fdatasync calls on incr files, for tests and benchmarks
 
 	writeFailed atomic.Bool  // aof_last_write_status:err
 	writeErrno  atomic.Int64 // aof_last_write_errno

@@ -94,8 +94,10 @@ type Log struct {
 	rwDone    chan struct{} // closed when it ends
 
 	// safe from any goroutine
-	wake chan struct{} // cap 1: appends or a close are waiting for the writer
-	done chan struct{} // closed when the writer goroutine has ended
+	wake     chan struct{}   // cap 1: appends or a close are waiting for the writer
+	flushReq chan chan error // Flush's requests
+	fsync    atomic.Int32    // the Fsync policy, changed by SetFsync
+	done     chan struct{}   // closed when the writer goroutine has ended
 
 	durable   atomic.Uint64
 	waiting   atomic.Bool // the first base is being written: hold Durable (AOF_WAIT_REWRITE)
@@ -140,7 +142,8 @@ func Open(o Options) (*Log, error) {
 		return nil, errors.New("aof: appendfilename longer than 200 bytes")
 	}
 	l := &Log{o: o, dir: filepath.Join(o.Dir, o.DirName), cut: -1,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), done: make(chan struct{}), flushReq: make(chan chan error)}
+	l.fsync.Store(int32(o.Fsync))
 	l.st.lastRewriteSec.Store(-1)
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return nil, err
@@ -359,6 +362,32 @@ func (l *Log) SetOnDurable(fn func(seq uint64)) {
 		return
 	}
 	l.onDurable.Store(&fn)
+}
+
+// Flush writes everything appended before the call and fsyncs the file,
+// whatever the policy, and returns once that is done (Redis's
+// flushAppendOnlyFile(1) and fsync before a shutdown or a save). It
+// returns the write or fsync error if that failed; the writer goes on
+// retrying a failed write.
+func (l *Log) Flush() error {
+	res := make(chan error, 1)
+	select {
+	case l.flushReq <- res:
+		return <-res
+	case <-l.done:
+		return ErrClosed
+	}
+}
+
+// SetFsync changes the policy (CONFIG SET appendfsync) from the next
+// group on. Turning Always on does not fsync what earlier groups wrote:
+// call Flush for that.
+func (l *Log) SetFsync(p Fsync) {
+	l.fsync.Store(int32(p))
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Close writes what was appended, fsyncs and closes the file, whatever the

@@ -36,16 +36,11 @@ type group struct {
 // fsyncs it (Always) and publishes Durable, until Close.
 func (l *Log) run() {
 	defer close(l.done)
-	var syncReq chan *os.File
-	var tick <-chan time.Time
-	if l.o.Fsync == EverySec {
-		syncReq = make(chan *os.File, 1)
-		go l.bgFsync(syncReq)
-		defer close(syncReq)
-		t := time.NewTicker(everySecPeriod)
-		defer t.Stop()
-		tick = t.C
-	}
+	syncReq := make(chan *os.File, 1)
+	go l.bgFsync(syncReq)
+	defer close(syncReq)
+	t := time.NewTicker(everySecPeriod)
+	defer t.Stop()
 	g := group{cut: -1}
 	var again *time.Timer
 	for {
@@ -53,22 +48,59 @@ func (l *Log) run() {
 		if again != nil {
 			againC = again.C
 		}
+		var flushed chan error
 		select {
 		case <-l.wake:
-		case <-tick:
-			l.startBgFsync(syncReq)
+		case <-t.C:
+			if l.policy() == EverySec {
+				l.startBgFsync(syncReq)
+			}
 		case <-againC:
 			again = nil
+		case flushed = <-l.flushReq:
 		}
 		if l.closing() {
 			l.finish(&g)
+			if flushed != nil {
+				flushed <- l.closeErr
+			}
 			return
+		}
+		if flushed != nil {
+			flushed <- l.flushSync(&g)
+			continue
 		}
 		if wait := l.flush(&g, false); wait > 0 && again == nil {
 			again = time.NewTimer(wait)
 		}
 	}
 }
+
+// flushSync serves Flush: it writes everything, whatever the policy, and
+// fsyncs the file.
+func (l *Log) flushSync(g *group) error {
+	if l.flush(g, true) != 0 {
+		return l.writeError()
+	}
+	if f := l.st.fatal.Load(); f != nil {
+		return f.err
+	}
+	l.st.fsyncs.Add(1)
+	if err := fdatasync(l.f); err != nil {
+		l.recordWriteError(err, false)
+		return err
+	}
+	l.unsynced = false
+	return nil
+}
+
+// writeError is the last write error as an error.
+func (l *Log) writeError() error {
+	return errors.New("aof: write: " + syscall.Errno(l.st.writeErrno.Load()).Error())
+}
+
+// policy is the current appendfsync policy.
+func (l *Log) policy() Fsync { return Fsync(l.fsync.Load()) }
 
 // flush writes the pending group, if a failed one is left, then takes
 // and writes what Append gathered, until nothing is left. It returns how
@@ -86,7 +118,7 @@ func (l *Log) flush(g *group, force bool) time.Duration {
 		if len(g.data) == 0 && g.cut < 0 && !l.take(g) {
 			return 0
 		}
-		if l.o.Fsync == EverySec && !force && g.cut < 0 && l.st.bioPending.Load() != 0 {
+		if l.policy() == EverySec && !force && g.cut < 0 && l.st.bioPending.Load() != 0 {
 			if l.postpone.IsZero() {
 				l.postpone = time.Now()
 				return postponeCheck
@@ -177,7 +209,8 @@ func (l *Log) write(g *group, end int, seq uint64) bool {
 		return false
 	}
 	l.st.writeFailed.Store(false)
-	if l.o.Fsync == Always {
+	if l.policy() == Always {
+		l.st.fsyncs.Add(1)
 		if err := fdatasync(l.f); err != nil {
 			// Redis exits here: after a failed fsync the page cache cannot
 			// be trusted, so nothing later is ever reported durable.
@@ -236,6 +269,7 @@ func (l *Log) startBgFsync(req chan *os.File) {
 // bgFsync is the EverySec fsync goroutine (Redis's BIO_AOF_FSYNC job).
 func (l *Log) bgFsync(req chan *os.File) {
 	for f := range req {
+		l.st.fsyncs.Add(1)
 		if err := fdatasync(f); err != nil {
 			var errno syscall.Errno
 			if !errors.As(err, &errno) {
@@ -294,7 +328,7 @@ func (l *Log) openNextIncr() error {
 		os.Remove(l.path(fi.name))
 		return err
 	}
-	if l.o.Fsync != Always {
+	if l.policy() != Always {
 		if err := fdatasync(l.f); err != nil {
 			l.recordWriteError(err, false)
 		}
@@ -309,7 +343,7 @@ func (l *Log) openNextIncr() error {
 // finish writes what is left at Close, fsyncs and closes the file.
 func (l *Log) finish(g *group) {
 	if l.flush(g, true) != 0 {
-		l.closeErr = errors.New("aof: writing at close: " + syscall.Errno(l.st.writeErrno.Load()).Error())
+		l.closeErr = l.writeError()
 	}
 	if g.cutRes != nil {
 		g.cutRes <- ErrClosed

@@ -34,6 +34,9 @@ func TestWriteErrorIsRecordedAndNothingBecomesDurable(t *testing.T) {
 			if in.LastWriteErrno != syscall.ENOSPC || l.Durable() != 0 || seq != 2 || in.BufferLength == 0 {
 				t.Errorf("after ENOSPC: errno %v, durable %d, seq %d, info %+v", in.LastWriteErrno, l.Durable(), seq, in)
 			}
+			if err := l.Flush(); err == nil {
+				t.Error("Flush succeeded with unwritten appends")
+			}
 			if err := l.Close(); err == nil {
 				t.Error("Close succeeded with unwritten appends")
 			}
@@ -116,5 +119,50 @@ func TestAppendDoesNotAllocate(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(1000, func() { l.Append(set60) }); n != 0 {
 		t.Errorf("Append allocates %v times per call", n)
+	}
+}
+
+func TestFlushWritesAndFsyncsWhateverThePolicy(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(Options{Dir: dir, Fsync: No})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cmd := command("SET", "k", "v")
+	seq := l.Append(cmd)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", incr1))
+	if string(b) != string(cmd) || l.Durable() != seq || l.st.fsyncs.Load() != 1 {
+		t.Fatalf("after Flush: file %q, durable %d, %d fsyncs", b, l.Durable(), l.st.fsyncs.Load())
+	}
+	l.Close()
+	if err := l.Flush(); err != ErrClosed {
+		t.Errorf("Flush after Close = %v", err)
+	}
+}
+
+func TestSetFsyncAlwaysFsyncsEachGroup(t *testing.T) {
+	l, err := Open(Options{Dir: t.TempDir(), Fsync: No})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	seq := l.Append(command("SET", "a", "1"))
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if n := l.st.fsyncs.Load(); n != 0 {
+		t.Fatalf("%d fsyncs with appendfsync no", n)
+	}
+	l.SetFsync(Always)
+	seq = l.Append(command("SET", "b", "2"))
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if n := l.st.fsyncs.Load(); n != 1 {
+		t.Fatalf("%d fsyncs after SetFsync(Always) and one append, want 1", n)
 	}
 }
