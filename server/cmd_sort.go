@@ -58,6 +58,7 @@ func sortGeneric(c *cmdCtx, readonly bool) {
 	case st != store.OK:
 		c.errReply(statusError(st))
 	case o.Store != nil:
+		c.notifySortStore(o.Store, n)
 		c.integer(int64(n))
 	default:
 		c.arrayLen(len(out))

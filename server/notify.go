@@ -591,3 +591,13 @@ func (c *cmdCtx) notifyServed(w *waiter, db int, key []byte) {
 		c.notifyPopIn(db, notifyList, listEvent(w.end, "lpop", "rpop"), key)
 	}
 }
+
+// notifySortStore publishes SORT ... STORE's sortstore (counting each
+// element stored, as Redis does) or del.
+func (c *cmdCtx) notifySortStore(dst []byte, n int) {
+	if n > 0 {
+		c.notifyN(notifyList, "sortstore", dst, n)
+		return
+	}
+	c.notifyStore(notifyList, "sortstore", dst, 0)
+}

@@ -248,6 +248,8 @@ var notifyListZSetScript = []string{
 	"async BLMOVE w3 w4 RIGHT LEFT 0", "RPUSH w3 a", "await", "async BZPOPMAX w5 0", "ZADD w5 1 a 2 b", "await",
 	"async BLMPOP 0 2 w6 w7 RIGHT COUNT 3", "RPUSH w7 a b", "await", "async BZMPOP 0 1 w8 MAX COUNT 2", "ZADD w8 1 a", "await",
 	"MULTI", "async BLPOP w9 0", "RPUSH w9 x", "EXEC", "await",
+	"RPUSH so 3 1 2", "SORT so STORE sd", "SORT so STORE sd", "SORT nol STORE sd", "SORT nol STORE sd",
+	"SADD sos b a", "SORT sos ALPHA STORE so",
 }
 
 func TestNotifyListsAndSortedSetsMatchRedis(t *testing.T) {
