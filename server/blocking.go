@@ -164,6 +164,57 @@ func (s *Server) serveBlocked(c *cmdCtx, cmd *command) {
 		}
 		s.serveKey(c, c.db(), c.args[r.Pos])
 	}
+	for _, wk := range s.otherDBKeys(c, cmd) {
+		s.serveKey(c, wk.db, wk.key)
+	}
+}
+
+// otherDBKeys returns the keys cmd may have readied in other
+// databases than the client's, which its key specs do not name: MOVE's key
+// and COPY ... DB n's destination in the target database, and after
+// SWAPDB every key waited on in either database (Redis's dbAdd and
+// scanDatabaseForReadyKeys signal them ready). Keys alias c.args, or are
+// copies for SWAPDB.
+func (s *Server) otherDBKeys(c *cmdCtx, cmd *command) []writtenKey {
+	var out []writtenKey
+	switch cmd.Name {
+	case "move":
+		if db, ok := dbArg(c, c.args[2]); ok {
+			out = append(out, writtenKey{db: db, key: c.args[1]})
+		}
+	case "copy":
+		for j := 3; j+1 < len(c.args); j++ {
+			if optIs(c.args[j], "db") {
+				if db, ok := dbArg(c, c.args[j+1]); ok {
+					out = append(out, writtenKey{db: db, key: c.args[2]})
+				}
+			}
+		}
+	case "swapdb":
+		a, okA := dbArg(c, c.args[1])
+		b, okB := dbArg(c, c.args[2])
+		if !okA || !okB {
+			break
+		}
+		bt := &s.blocked
+		bt.mu.Lock()
+		for bk := range bt.queues {
+			if bk.db == a || bk.db == b {
+				out = append(out, writtenKey{db: bk.db, key: []byte(bk.key)})
+			}
+		}
+		bt.mu.Unlock()
+	}
+	return out
+}
+
+// dbArg parses a database index argument, false when it is not a valid one.
+func dbArg(c *cmdCtx, arg []byte) (int, bool) {
+	n, ok := store.ParseInt(arg)
+	if !ok || n < 0 || n >= int64(c.store.Databases()) {
+		return 0, false
+	}
+	return int(n), true
 }
 
 // serveKey serves key's waiters in db; see serveBlocked. The pops run on

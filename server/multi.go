@@ -407,6 +407,7 @@ func (c *cmdCtx) noteWritten(cmd *command) {
 		}
 		c.cl.written = append(c.cl.written, writtenKey{db: c.db(), key: c.args[r.Pos]})
 	}
+	c.cl.written = append(c.cl.written, c.srv.otherDBKeys(c, cmd)...) // blocking.go: MOVE, COPY ... DB, SWAPDB
 }
 
 // countEviction notes keys evicted, which abort every watching EXEC.
