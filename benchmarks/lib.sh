@@ -73,7 +73,8 @@ build_bins() {
 
 # launch NAME PORT TLS_PORT CMD...: run CMD in the background, logging to
 # $WORK/NAME.log, and wait until PORT answers PING, and TLS_PORT too over
-# TLS trusting $CA unless it is "-"; LAUNCHED is its PID.
+# TLS trusting $CA unless it is "-"; LAUNCHED is its PID. LAUNCH_WAIT (10s)
+# bounds the wait.
 launch() {
 	local name=$1 port=$2 tls=$3
 	shift 3
@@ -81,7 +82,7 @@ launch() {
 	"$@" >>"$WORK/$name.log" 2>&1 &
 	LAUNCHED=$!
 	PIDS+=("$LAUNCHED")
-	"$BENCH" probe -addr "127.0.0.1:$port" -wait 10s >/dev/null &&
+	"$BENCH" probe -addr "127.0.0.1:$port" -wait "${LAUNCH_WAIT:-10s}" >/dev/null &&
 		{ [[ $tls == - ]] || "$BENCH" probe -addr "127.0.0.1:$tls" -tls -tls-ca "$CA" -wait 5s >/dev/null; } ||
 		{
 			tail -5 "$WORK/$name.log" >&2
