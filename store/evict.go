@@ -166,10 +166,11 @@ func (s *Store) evictBest(now int64, p Policy, samples int) bool {
 			ev.n--
 			pe := &ev.pool[ev.n]
 			sh := &s.shards[pe.shard]
-			s.lockShard(sh)
+			s.lockShardRead(sh) // sampling copies nothing for a snapshot; evicting does
 			t := &sh.dbs[pe.db]
 			r := t.keys.find(&t.a, s.hash(pe.key), pe.key)
 			if r != noRef && (!p.volatile() || recExpire(t.a.at(r)) != 0) {
+				sh.cowBefore()
 				s.evictRec(sh, t, pe.db, r)
 				s.unlockShard(sh)
 				return true
@@ -195,7 +196,7 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 	for i := 0; i < n && got < samples; i++ {
 		si := (first + i) % n
 		sh := &s.shards[si]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		found := false
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
@@ -262,10 +263,11 @@ func (s *Store) evictRandom(volatile bool) bool {
 	first := int(s.evict.rand() % uint64(n))
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(first+i)%n]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			if r := sh.candidate(t, volatile); r != noRef {
+				sh.cowBefore()
 				s.evictRec(sh, t, db, r)
 				s.unlockShard(sh)
 				return true

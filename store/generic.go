@@ -294,18 +294,19 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 // whether db had one.
 func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte, bool) {
 	first := &s.shards[0]
-	s.lockShard(first)
+	s.lockShardRead(first)
 	r := first.rand()
 	s.unlockShard(first)
 	n := len(s.shards)
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(int(r%uint64(n))+i)%n]
-		s.lockShard(sh)
+		s.lockShardRead(sh)
 		t := &sh.dbs[db]
 		for tries := 0; t.keys.count > 0 && tries < 100; tries++ {
 			r := t.keys.random(&t.a, sh.rand)
 			b := t.a.at(r)
 			if t.expired(b, now) {
+				sh.cowBefore()
 				s.expireRec(sh, t, db, r)
 				continue
 			}

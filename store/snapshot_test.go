@@ -661,6 +661,10 @@ func TestSnapshotReadsCopyNothing(t *testing.T) {
 	s.Scan(0, 0, t0, ScanOptions{Count: 1000}, func([]byte) {})
 	s.Stats()
 	s.DBSize(0)
+	for i := 0; i < 20; i++ {
+		s.RandomKey(0, t0, nil, rawEnc)
+	}
+	s.Evict(t0, EvictOptions{MaxMemory: s.UsedMemory() + 1, Policy: AllKeysLRU})
 	s.ActiveExpireCycle(t0, time.Second)
 	s.RehashCycle(time.Second)
 	if n := sn.ClonedBytes(); n != 0 {
@@ -749,8 +753,19 @@ func TestSnapshotSeesNoWrite(t *testing.T) {
 		"FlushDB":      func(s *Store) { s.FlushDB(0) },
 		"FlushAll":     func(s *Store) { s.FlushAll() },
 		"SwapDB":       func(s *Store) { s.SwapDB(0, 1) },
-		"Evict": func(s *Store) {
+		"EvictRandom": func(s *Store) {
 			s.Evict(t0, EvictOptions{MaxMemory: s.UsedMemory() / 2, Policy: AllKeysRandom, Budget: time.Second})
+		},
+		"EvictLRU": func(s *Store) {
+			s.Evict(t0, EvictOptions{MaxMemory: s.UsedMemory() / 2, Policy: AllKeysLRU, Budget: time.Second})
+		},
+		"EvictTTL": func(s *Store) {
+			s.Evict(t0, EvictOptions{MaxMemory: s.UsedMemory() - 1, Policy: VolatileTTL, Budget: time.Second})
+		},
+		"RandomKeyExpire": func(s *Store) {
+			for i := 0; i < 50; i++ {
+				s.RandomKey(0, t0+100000, nil, rawEnc)
+			}
 		},
 		"ActiveExpire": func(s *Store) { s.ActiveExpireCycle(t0+100000, time.Second) },
 		"LazyExpire":   func(s *Store) { s.Get(0, b("embstr"), t0+5000, nil, rawEnc) },
