@@ -1,8 +1,11 @@
 package store
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var (
@@ -97,4 +100,61 @@ func BenchmarkSnapshotSetAfterCopy(b *testing.B) {
 		s.Set(0, ks[i%len(ks)], val, t0, SetOptions{})
 		i++
 	}
+}
+
+// BenchmarkSnapshotWriteLatency: one goroutine SETs random keys of the 1M
+// while each iteration takes a snapshot and walks it (a save with a free
+// writer); the SET latencies during the saves are compared with those of
+// the same writer alone, and the walk samples the bytes the snapshot holds.
+func BenchmarkSnapshotWriteLatency(b *testing.B) {
+	s, ks := snapBench(b)
+	val := []byte("fedcba9876543210")
+	write := func(stop *atomic.Bool, out *[]time.Duration, done chan struct{}) {
+		x := uint64(88172645463325252)
+		for !stop.Load() {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			t := time.Now()
+			s.Set(0, ks[x%uint64(len(ks))], val, t0, SetOptions{})
+			*out = append(*out, time.Since(t))
+		}
+		close(done)
+	}
+	run := func(during func()) []time.Duration {
+		var stop atomic.Bool
+		lat := make([]time.Duration, 0, 1<<20)
+		done := make(chan struct{})
+		go write(&stop, &lat, done)
+		during()
+		stop.Store(true)
+		<-done
+		return lat
+	}
+	pct := func(lat []time.Duration, p float64) float64 {
+		slices.Sort(lat)
+		return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))].Microseconds())
+	}
+	alone := run(func() { time.Sleep(300 * time.Millisecond) })
+	var peak int64
+	b.ReportAllocs()
+	during := run(func() {
+		for b.Loop() {
+			sn := s.SnapshotAt(t0)
+			n := 0
+			sn.Each(func(db int, v *Value) error {
+				if n++; n%4096 == 0 {
+					peak = max(peak, sn.HeldBytes())
+				}
+				return nil
+			})
+			sn.Close()
+		}
+	})
+	b.ReportMetric(pct(alone, 0.999), "alone-p99.9-µs")
+	b.ReportMetric(pct(alone, 1), "alone-max-µs")
+	b.ReportMetric(pct(during, 0.5), "save-p50-µs")
+	b.ReportMetric(pct(during, 0.999), "save-p99.9-µs")
+	b.ReportMetric(pct(during, 1), "save-max-µs")
+	b.ReportMetric(float64(peak)/1e6, "peak-held-MB")
 }
