@@ -133,6 +133,10 @@ func (ld *loader) file(path, name string, isBase, last, truncate bool, base func
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return ld.tornTail(path, name, start, valid, last, truncate)
 		}
+		var rerr readError
+		if errors.As(err, &rerr) {
+			return &LoadError{File: name, Offset: start, Reason: "unrecoverable error reading the append only file", Err: rerr.err}
+		}
 		if err != nil {
 			return &LoadError{File: name, Offset: start, Reason: "bad file format reading the append only file", Err: err}
 		}
@@ -292,12 +296,19 @@ func (c *cmdReader) fill(need int) error {
 	}
 	n, err := c.r.Read(c.buf[c.hi:])
 	c.hi += n
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		c.eof = true
-		return nil
+	case err != nil:
+		return readError{err}
 	}
-	return err
+	return nil
 }
+
+// readError is an I/O error reading a file, as opposed to bad content.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
 
 // txQueue holds the commands of an open MULTI, copied, until its EXEC.
 type txQueue struct {

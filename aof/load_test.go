@@ -240,3 +240,12 @@ func TestParseManifestAcceptsAsRedis(t *testing.T) {
 		t.Fatalf("parsed %q (base seq %d, incr seq %d), want %q", got, m.baseSeq, m.incrSeq, want)
 	}
 }
+
+func TestLoadReportsReadErrors(t *testing.T) {
+	dir := writeDir(t, "file "+base1+" seq 1 type b\n"+manifestIncr1, incr1, "")
+	if err := os.Mkdir(filepath.Join(dir, "appendonlydir", base1), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := replay(t, Options{Dir: dir})
+	wantLoadError(t, err, base1, 0, "unrecoverable error reading")
+}
