@@ -224,3 +224,37 @@ func TestOpenRefusesBadNames(t *testing.T) {
 		t.Fatalf("manifest %q: %v", b, err)
 	}
 }
+
+func TestOpenUpgradesAnOldSingleFileAOF(t *testing.T) {
+	dir := t.TempDir()
+	old := string(command("SET", "old", "1"))
+	if err := os.WriteFile(filepath.Join(dir, "appendonly.aof"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Append(command("SET", "new", "2"))
+	l.Close()
+	want := "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
+	if got := readManifestFile(t, dir); got != want {
+		t.Fatalf("manifest %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "appendonly.aof")); !os.IsNotExist(err) {
+		t.Errorf("the old file is still beside the directory: %v", err)
+	}
+	got, _, err := replay(t, Options{Dir: dir})
+	if err != nil || strings.Join(got, ",") != "SET old 1,SET new 2" {
+		t.Fatalf("replay = %q, %v", got, err)
+	}
+
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "appendonly.aof"), []byte("REDIS0009..."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Open(Options{Dir: dir}); err == nil {
+		l.Close()
+		t.Fatal("Open took an old AOF with an RDB preamble")
+	}
+}

@@ -75,8 +75,9 @@
 //     write is lost, as replies wait for Durable) where Redis exits.
 //   - Names holding a single quote are written quoted, so that the manifest
 //     reads back.
-//   - The old single-file layout (an appendonly.aof beside the directory)
-//     is not upgraded.
+//   - An AOF of the old single-file layout (an appendonly.aof beside the
+//     directory) is moved in as the base, as Redis 7.0 does, unless it
+//     starts with an RDB preamble: that one is refused.
 //
 // The package reads the clock only to pace the EverySec fsync, retries and
 // the rewrite's duration.

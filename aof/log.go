@@ -151,6 +151,9 @@ func Open(o Options) (*Log, error) {
 	if err := l.readManifest(); err != nil {
 		return nil, err
 	}
+	if err := l.upgradeOld(); err != nil {
+		return nil, err
+	}
 	if l.o.BaseInBackground && l.o.InitialBase != nil && l.man.base == nil && len(l.man.incr) == 0 {
 		return l.openWaiting()
 	}
@@ -198,6 +201,47 @@ func (l *Log) readManifest() error {
 	}
 	l.man, err = parseManifest(l.manifestName(), data)
 	return err
+}
+
+// upgradeOld moves an AOF of the single-file layout (Dir/FileName, Redis
+// before 7.0) into the directory as the base of a new manifest, when the
+// manifest lists nothing else, as Redis 7.0 does (aof.c,
+// loadAppendOnlyFiles and aofUpgradePrepare). An old file that starts with
+// an RDB preamble is refused: its AOF tail comes after an RDB whose end
+// only the caller's decoder knows.
+func (l *Log) upgradeOld() error {
+	old := filepath.Join(l.o.Dir, l.o.FileName)
+	f, err := os.Open(old)
+	if err != nil {
+		return nil // no old file (or none that can be read: Redis checks existence only)
+	}
+	head := make([]byte, 5)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	m := &l.man
+	_, inDir := os.Stat(l.path(l.o.FileName))
+	if !(m.base == nil && len(m.incr) == 0 ||
+		m.base != nil && len(m.incr) == 0 && m.base.name == l.o.FileName && inDir != nil) {
+		return nil
+	}
+	if string(head[:n]) == "REDIS" {
+		return errors.New("aof: " + old + " is an AOF of the old single-file layout with an RDB preamble, " +
+			"which loopkv cannot upgrade: let redis-server 7 upgrade it, or move it away")
+	}
+	nm := manifest{base: &fileInfo{name: l.o.FileName, seq: 1, typ: typeBase}, baseSeq: 1}
+	if err := writeManifest(l.dir, l.o.FileName, &nm); err != nil {
+		return err
+	}
+	if err := os.Rename(old, l.path(l.o.FileName)); err != nil {
+		return err
+	}
+	for _, d := range []string{l.dir, l.o.Dir} {
+		if err := syncDir(d); err != nil {
+			return err
+		}
+	}
+	l.man = nm
+	return nil
 }
 
 // readLimited reads a whole file of at most max bytes (one more is read to
