@@ -258,3 +258,24 @@ func TestOpenUpgradesAnOldSingleFileAOF(t *testing.T) {
 		t.Fatal("Open took an old AOF with an RDB preamble")
 	}
 }
+
+func TestOpenDeletesHistoryFiles(t *testing.T) {
+	full, _ := fiveSets()
+	m := "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.1.base.aof seq 1 type h\n" +
+		"file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+	dir := writeDir(t, m, "appendonly.aof.2.base.aof", full, "appendonly.aof.1.base.aof", "junk",
+		incr1, "junk", incr2, "")
+	got, _, err := replay(t, Options{Dir: dir})
+	if err != nil || len(got) != 5 {
+		t.Fatalf("replay = %q, %v", got, err)
+	}
+	want := "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+	if man := readManifestFile(t, dir); man != want {
+		t.Fatalf("manifest %q, want %q", man, want)
+	}
+	for _, f := range []string{"appendonly.aof.1.base.aof", incr1} {
+		if _, err := os.Stat(filepath.Join(dir, "appendonlydir", f)); !os.IsNotExist(err) {
+			t.Errorf("history file %s left: %v", f, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -85,5 +86,24 @@ func BenchmarkGroupCommit(b *testing.B) {
 				b.ReportMetric(float64(b.N)/float64(g), "appends/fsync")
 			}
 		})
+	}
+}
+
+// BenchmarkLoad replays an incr file of 100k 60-byte SETs.
+func BenchmarkLoad(b *testing.B) {
+	const n = 100000
+	dir := writeDir(b, manifestIncr1, incr1, strings.Repeat(string(set60), n))
+	b.ReportAllocs()
+	b.SetBytes(int64(n * len(set60)))
+	for b.Loop() {
+		l, err := Open(Options{Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := l.Load(nil, func([][]byte) error { return nil })
+		if err != nil || st.Commands != n {
+			b.Fatal(st, err)
+		}
+		l.Close()
 	}
 }

@@ -133,12 +133,8 @@ func (ld *loader) file(path, name string, isBase, last, truncate bool, base func
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return ld.tornTail(path, name, start, valid, last, truncate)
 		}
-		var rerr readError
-		if errors.As(err, &rerr) {
-			return &LoadError{File: name, Offset: start, Reason: "unrecoverable error reading the append only file", Err: rerr.err}
-		}
 		if err != nil {
-			return &LoadError{File: name, Offset: start, Reason: "bad file format reading the append only file", Err: err}
+			return loadError(name, start, err)
 		}
 		if err := ld.command(args, start); err != nil {
 			return &LoadError{File: name, Offset: start, Reason: "applying a command", Err: err}
@@ -151,6 +147,15 @@ func (ld *loader) file(path, name string, isBase, last, truncate bool, base func
 		return ld.tornTail(path, name, ld.tx.start, valid, last, truncate)
 	}
 	return nil
+}
+
+// loadError describes an error of cmdReader.next.
+func loadError(name string, start int64, err error) error {
+	var rerr readError
+	if errors.As(err, &rerr) {
+		return &LoadError{File: name, Offset: start, Reason: "unrecoverable error reading the append only file", Err: rerr.err}
+	}
+	return &LoadError{File: name, Offset: start, Reason: "bad file format reading the append only file", Err: err}
 }
 
 // command applies one command, or queues it inside MULTI.

@@ -160,6 +160,7 @@ func Open(o Options) (*Log, error) {
 	if err := l.openLastIncr(); err != nil {
 		return nil, err
 	}
+	l.deleteHistory() // a crash after a rewrite's manifest may have left some (Redis: aofDelHistoryFiles at start)
 	l.refreshSizes()
 	go l.run()
 	return l, nil
