@@ -63,3 +63,20 @@ func BenchmarkLoad1MStrings(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDumpPayload serializes values as DUMP does, into a reused
+// buffer: no allocation per call.
+func BenchmarkDumpPayload(b *testing.B) {
+	s := store.New(store.Options{})
+	fillStore(b, s)
+	for _, key := range []string{"s:raw", "h:lp", "h:big", "z:skip", "l:big", "set:strs"} {
+		b.Run(key, func(b *testing.B) {
+			var buf []byte
+			b.ReportAllocs()
+			for range b.N {
+				s.View(0, []byte(key), 0, func(v *store.Value) { buf = DumpPayload(buf[:0], v) })
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+	}
+}

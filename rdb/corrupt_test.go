@@ -40,7 +40,7 @@ func loadErrOf(t *testing.T, p []byte) *Error {
 // end as the offset where data is missing.
 func TestLoadRefusesTruncated(t *testing.T) {
 	p := writtenFile(t, Options{Compress: true, Checksum: true})
-	step := max(1, len(p)/400)
+	step := max(1, len(p)/150)
 	for n := 0; n < len(p); n += step {
 		e := loadErrOf(t, p[:n])
 		if e == nil || e.Offset != int64(n) || !strings.Contains(e.Reason, "unexpected end") {
@@ -63,7 +63,7 @@ func TestLoadRefusesTruncated(t *testing.T) {
 // the 100 KB text's ~15 KB of LZF data in this file).
 func TestLoadRefusesBitFlips(t *testing.T) {
 	p := writtenFile(t, Options{Compress: true, Checksum: true})
-	step := max(1, len(p)/300)
+	step := max(1, len(p)/150)
 	for i := 0; i < len(p); i += step {
 		q := bytes.Clone(p)
 		q[i] ^= 1 << (i % 8)
