@@ -29,7 +29,7 @@
 // writes at once and a second goroutine fsyncs about once a second; while
 // that fsync runs, the writer keeps buffering for up to two seconds
 // (counted in aof_delayed_fsync when it stops waiting), as Redis postpones
-// its write. With No nothing is fsynced before Close.
+// its write. With No nothing is fsynced before Flush or Close.
 //
 //	caller            writer goroutine                   fsync goroutine (EverySec)
 //	Append -> seq     take buffer, write(2)
@@ -61,7 +61,9 @@
 //	// BGREWRITEAOF, under the barrier that orders Appends:
 //	snap := store.Snapshot(); err = l.Rewrite(func(w io.Writer) error { defer snap.Close(); return writeRDB(w, snap) })
 //	// (if Rewrite returns an error, writeBase is never called: close snap)
-//	l.Close()                                  // SHUTDOWN
+//	l.SetFsync(aof.EverySec)                   // CONFIG SET appendfsync
+//	err = l.Flush()                            // SHUTDOWN, before it may be refused: write and fsync all
+//	l.Close()                                  // the server stops, or appendonly no
 //
 // Turning appendonly on at run time is Open with InitialBase writing a
 // snapshot taken at that instant and BaseInBackground (Redis's
