@@ -66,9 +66,13 @@ func (l *Log) Load(base func(r io.Reader, rdbFormat bool) error, apply func(args
 		}
 		st.Bytes += size
 	}
+	lastIdx := len(files) - 1
+	if lastIdx > 0 && files[lastIdx].name == l.openedIncr {
+		lastIdx-- // the empty file Open added: Redis loads before it adds one
+	}
 	ld := loader{lim: l.o.Limits, apply: apply, st: &st}
 	for i, fi := range files {
-		last := i == len(files)-1
+		last := i == lastIdx
 		st.Files++
 		if err := ld.file(l.path(fi.name), fi.name, fi.typ == typeBase, last, l.o.LoadTruncated, base); err != nil {
 			return st, err

@@ -249,3 +249,15 @@ func TestLoadReportsReadErrors(t *testing.T) {
 	_, _, err := replay(t, Options{Dir: dir})
 	wantLoadError(t, err, base1, 0, "unrecoverable error reading")
 }
+
+// TestLoadTruncatesABaseThatIsTheLastFile: a manifest listing only a base
+// gets an incr file from Open, but the base is still the last file loaded,
+// as in Redis, which loads before it opens an incr file.
+func TestLoadTruncatesABaseThatIsTheLastFile(t *testing.T) {
+	full, starts := fiveSets()
+	dir := writeDir(t, "file "+base1+" seq 1 type b\n", base1, full[:starts[4]+3])
+	got, st, err := replay(t, Options{Dir: dir, LoadTruncated: true})
+	if err != nil || len(got) != 4 || st.TruncatedFile != base1 {
+		t.Fatalf("replay = %d commands, %+v, %v", len(got), st, err)
+	}
+}

@@ -113,6 +113,11 @@ type Log struct {
 
 	st stats
 
+	// openedIncr is the incr file Open added to a manifest that had none;
+	// Load does not count it as the last file, as Redis loads before it
+	// opens one. Immutable after Open.
+	openedIncr string
+
 	// guarded by mmu
 	mmu sync.Mutex
 	man manifest
@@ -292,6 +297,9 @@ func (l *Log) openLastIncr() error {
 		}
 	}
 	l.f, l.man = f, m
+	if created {
+		l.openedIncr = last
+	}
 	return nil
 }
 
