@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# benchmarks/churn.sh — server CPU per full TLS 1.3 handshake (goals.sh's G5
+# alone, for quick before/after work): loopkv-bench churn (CHURN_WORKERS
+# workers connect, handshake, PING, reset, in a loop) against loopkv and
+# redis-server 7 side by side in the same run, alternating REPS times.
+#
+# Same settings as goals.sh: TLS 1.3, TLS_AES_128_GCM_SHA256 pinned on both
+# servers, X25519 offered alone, one ECDSA P-256 certificate, servers on
+# SERVER_CPU (loopkv --loops 1), the load generator on CLIENT_CPU. Server CPU
+# = utime+stime (/proc/PID/stat) over the run / handshakes.
+#
+#   benchmarks/churn.sh                                # loopkv (bin/loopkv, built here) vs redis
+#   LOOPKV_B=/tmp/loopkv-other benchmarks/churn.sh     # and a second loopkv binary in the same run
+#
+# Knobs (environment): REPS=3 CHURN_DURATION=8s CHURN_WORKERS=16 LOOPKV_B=
+# SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results GO=go RUN_TIMEOUT=120
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NAME=churn
+# shellcheck source=benchmarks/lib.sh
+source benchmarks/lib.sh
+need redis-server taskset timeout python3
+
+REPS=${REPS:-3}
+CHURN_DURATION=${CHURN_DURATION:-8s}
+CHURN_WORKERS=${CHURN_WORKERS:-16}
+LOOPKV_B=${LOOPKV_B:-}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+BIN=${BIN:-bin}
+OUT=${OUT:-benchmarks/results}
+RUN_TIMEOUT=${RUN_TIMEOUT:-120}
+SUITE=TLS_AES_128_GCM_SHA256
+
+START=$(date -u +%s)
+STEM=churn-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$OUT"
+MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl
+: >"$JSONL"
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+build_bins
+$BENCH certs -dir "$WORK" >/dev/null
+CA=$WORK/ca.pem CERT=$WORK/server.pem KEY=$WORK/server-key.pem
+mapfile -t PORTS < <($BENCH ports 6)
+PIN_SERVER=(taskset -c "$SERVER_CPU")
+
+# start_loopkv BINARY PORT TLS_PORT: sets LAUNCHED.
+start_loopkv() {
+	launch "loopkv-$2" "$2" "$3" "${PIN_SERVER[@]}" "$1" --bind 127.0.0.1 --port "$2" --tls-port "$3" \
+		--tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 \
+		--loops 1 --maxclients 20000 --loglevel warning
+}
+start_loopkv "$BIN/loopkv" "${PORTS[0]}" "${PORTS[1]}"
+TARGETS=("loopkv $LAUNCHED ${PORTS[1]}")
+if [[ -n $LOOPKV_B ]]; then
+	start_loopkv "$LOOPKV_B" "${PORTS[2]}" "${PORTS[3]}"
+	TARGETS+=("loopkv-b $LAUNCHED ${PORTS[3]}")
+fi
+launch redis "${PORTS[4]}" "${PORTS[5]}" "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 \
+	--port "${PORTS[4]}" --tls-port "${PORTS[5]}" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
+	--tls-ca-cert-file "$CA" --tls-auth-clients no --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 \
+	--save '' --appendonly no --maxclients 20000 --loglevel warning --dir "$WORK"
+TARGETS+=("redis $LAUNCHED ${PORTS[5]}")
+
+for REP in $(seq 1 "$REPS"); do
+	for t in "${TARGETS[@]}"; do
+		read -r label pid port <<<"$t"
+		log "rep $REP churn $label"
+		rc=0
+		cmdlog taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT" "$BENCH" churn -label "$label" -scenario churn \
+			-rep "$REP" -json "$JSONL" -pid "$pid" -addr "127.0.0.1:$port" -progress=false -tls -tls-ca "$CA" \
+			-tls-groups x25519 -workers "$CHURN_WORKERS" -duration "$CHURN_DURATION" >/dev/null || rc=$?
+		bench_rc "$rc" churn "$label" churn
+	done
+done
+
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+ELAPSED=$(($(date -u +%s) - START))
+export MD JSONL CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CHURN_WORKERS LOOPKV_B
+export QUICK=0 MACHINE="$(machine)" VERSIONS="$(versions)"
+python3 - <<'PY'
+import json, os, sys
+
+sys.path.insert(0, "benchmarks")
+from benchlib import fmt, med, ratio, rng, write_commands, write_header
+
+E = os.environ
+runs = [json.loads(l) for l in open(E["JSONL"]) if l.strip()]
+labels = ["loopkv"] + (["loopkv-b"] if E["LOOPKV_B"] else []) + ["redis"]
+
+def vals(label, f):
+    return [f(r) for r in runs if r.get("label") == label and not r.get("unavailable")]
+
+hs = lambda r: r["server_cpu_per_handshake_us"] if r.get("server_cpu_per_handshake_us", -1) >= 0 else None
+rd = med(vals("redis", hs))
+with open(E["MD"], "w") as f:
+    w = lambda s="": print(s, file=f)
+    write_header(w, "Handshake churn — loopkv vs redis-server", "benchmarks/churn.sh", E,
+                 f"REPS={E['REPS']}, {E['CHURN_WORKERS']} workers." +
+                 (f" loopkv-b = {E['LOOPKV_B']}." if E["LOOPKV_B"] else ""))
+    w()
+    w("| server | µs server CPU per handshake (per rep) | median | min–max | / redis | handshakes/s (median) |")
+    w("|---|---|---|---|---|---|")
+    for l in labels:
+        xs = vals(l, hs)
+        w(f"| {l} | {', '.join(fmt(x) for x in xs)} | {fmt(med(xs))} | {rng(xs)} | "
+          f"{fmt(ratio(med(xs), rd))} | {fmt(med(vals(l, lambda r: r['handshakes_per_s'])))} |")
+    failed = [f"{r.get('label')} rep {r.get('rep')}: {r['unavailable']}" for r in runs if r.get("unavailable")]
+    if failed:
+        w()
+        w("Failed runs: " + "; ".join(failed) + ".")
+    w()
+    write_commands(w, open(E["CMDS"]))
+print(open(E["MD"]).read())
+PY
+log "report: $MD (raw: $JSONL)"
