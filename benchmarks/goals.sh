@@ -10,6 +10,9 @@
 #
 #   G1  server CPU per SET, 50 clients, pipeline 1, TLS      ≤ 0.75× redis
 #   G2  the same at pipeline 16                             ≤ 0.5× redis
+#   G2u/G2k  at pipeline 16 over TLS, user CPU per SET ≤ 0.4× redis's, kernel
+#       CPU per SET ≤ redis's (utime and stime apart); with system calls and
+#       context switches per SET for both servers (issue #16)
 #   G3  loopkv's TLS over its plaintext CPU per op          ≤ 1.15 (redis-benchmark
 #       at pipelines 1 and 16, and loopkv-bench's open loop at RATE, equal load)
 #   G4  RSS per idle TLS connection at CONN_COUNT (10,000), fresh servers  ≤ 4 KiB
@@ -29,6 +32,9 @@
 # RATE=20000 RATE_DURATION=5s CONN_COUNT=10000 SETTLE=5s CHURN_DURATION=8s
 # CHURN_WORKERS=16 STORM_DURATION=13s STORM_RATE=5000 STORM_WORKERS=4 STORM_REPS=REPS
 # CRYPTOTLS=1 SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results GO=go
+# PERF=0 (1: count every system call and context switch of the servers with
+# `perf stat` during the redis-benchmark runs; its tracepoint adds a little
+# kernel time to both servers, so the CPU rows come from PERF=0 runs)
 # RUN_TIMEOUT=300 (seconds; a load generator run that exceeds it is killed and
 # recorded as failed, so a stuck server cannot hang the study)
 set -euo pipefail
@@ -59,6 +65,7 @@ BIN=${BIN:-bin}
 OUT=${OUT:-benchmarks/results}
 GO=${GO:-go}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+PERF=${PERF:-0}
 LOOPS=1
 SUITE=TLS_AES_128_GCM_SHA256
 
@@ -86,7 +93,7 @@ STEM=goals-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT"
 MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl CSV=$OUT/$STEM.csv THREADS=$OUT/$STEM-threads.csv
 : >"$JSONL"
-echo "scenario,label,rep,pipeline,tls,requests,rps,server_cpu_ticks,server_cpu_us_per_op" >"$CSV"
+echo "scenario,label,rep,pipeline,tls,requests,rps,server_cpu_ticks,server_cpu_us_per_op,utime_ticks,stime_ticks,syscr,syscw,voluntary_cs,nonvoluntary_cs,perf_syscalls,perf_cs" >"$CSV"
 echo "label,rep,max_threads,samples" >"$THREADS"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 build_bins
@@ -219,18 +226,27 @@ bench() {
 }
 
 # rb LABEL PID PORT TLS PIPELINE REQUESTS: one redis-benchmark SET run on
-# CLIENT_CPU; server CPU = utime+stime delta over the requests.
+# CLIENT_CPU; server CPU = utime+stime delta over the requests, with user and
+# kernel time, read-like and write-like system calls and context switches
+# apart (proc_counters), and with PERF=1 perf's count of all system calls.
 rb() {
-	local label=$1 pid=$2 port=$3 tls=$4 pl=$5 n=$6 extra=() before after rps
+	local label=$1 pid=$2 port=$3 tls=$4 pl=$5 n=$6 extra=() before after rps pf=$WORK/perf.csv counts=(- -)
 	[[ $tls == 1 ]] && extra=(--tls --cacert "$CA")
 	log "rep $REP redis-benchmark P$pl $([[ $tls == 1 ]] && echo tls || echo plain) $label"
-	before=$(cpu_ticks "$pid")
+	before=$(proc_counters "$pid")
+	[[ $PERF == 1 ]] && perf_start "$pid" "$pf"
 	rps=$(cmdlog "${PIN_CLIENT[@]}" redis-benchmark -h 127.0.0.1 -p "$port" "${extra[@]}" -c "$CLIENTS" \
 		-n "$n" -P "$pl" -t set --csv -q 2>/dev/null | awk -F'","' 'NR==2{print $2}') || true
-	after=$(cpu_ticks "$pid")
+	if [[ $PERF == 1 ]]; then
+		perf_stop "$pf"
+		read -ra counts <<<"$PERF_COUNTS"
+	fi
+	after=$(proc_counters "$pid")
 	awk -v s="rb-$([[ $tls == 1 ]] && echo tls || echo plain)-p$pl" -v l="$label" -v r="$REP" -v pl="$pl" \
-		-v t="$tls" -v n="$n" -v rps="$rps" -v d=$((after - before)) \
-		'BEGIN{printf "%s,%s,%s,%s,%s,%s,%s,%d,%.4f\n", s, l, r, pl, t, n, rps, d, d * 1e4 / n}' >>"$CSV"
+		-v t="$tls" -v n="$n" -v rps="$rps" -v b="$before" -v a="$after" -v ps="${counts[0]}" -v pc="${counts[1]}" \
+		'BEGIN{split(b, x, " "); split(a, y, " "); for (i = 1; i <= 6; i++) d[i] = y[i] - x[i]
+		printf "%s,%s,%s,%s,%s,%s,%s,%d,%.4f,%d,%d,%d,%d,%d,%d,%s,%s\n", s, l, r, pl, t, n, rps, d[1] + d[2],
+			(d[1] + d[2]) * 1e4 / n, d[1], d[2], d[3], d[4], d[5], d[6], ps, pc}' >>"$CSV"
 }
 
 # sample_threads PID FILE: the server's thread count every 100 ms until killed.
@@ -363,6 +379,22 @@ def cpu_row(goal, scen, limit):
 cpu_row("G1", "rb-tls-p1", 0.75)
 cpu_row("G2", "rb-tls-p16", 0.5)
 
+def rbper(scenario, label, f):
+    """f(row) / requests for every redis-benchmark run that gave a result;
+    ticks are turned into µs (10 ms each)."""
+    out = []
+    for r in rbs:
+        if r["scenario"] == scenario and r["label"] == label and r["rps"] and r.get(f, "-") not in ("", "-"):
+            v = float(r[f]) * (1e4 if f.endswith("_ticks") else 1) / float(r["requests"])
+            out.append(v)
+    return out
+
+for goal, f, what, limit in (("G2u", "utime_ticks", "user", 0.4), ("G2k", "stime_ticks", "kernel", 1.0)):
+    lk, rd = med(rbper("rb-tls-p16", "loopkv", f)), med(rbper("rb-tls-p16", "redis", f))
+    r = ratio(lk, rd)
+    add(goal, f"µs {what} CPU per SET, redis-benchmark tls-p16", fmt(lk, " µs"), fmt(rd, " µs"), r,
+        f"≤ {limit}× redis", met(r, limit))
+
 for pl in ("1", "16"):
     lt, lp = med(rb(f"rb-tls-p{pl}", "loopkv")), med(rb(f"rb-plain-p{pl}", "loopkv"))
     rt_, rp = med(rb(f"rb-tls-p{pl}", "redis")), med(rb(f"rb-plain-p{pl}", "redis"))
@@ -427,6 +459,19 @@ for scen in ("rb-tls-p1", "rb-plain-p1", "rb-tls-p16", "rb-plain-p16"):
     for lab in ("loopkv", "redis"):
         drow(f"{scen} µs CPU/op", lab, rb(scen, lab))
         drow(f"{scen} req/s", lab, [float(r["rps"]) for r in rbs if r["scenario"] == scen and r["label"] == lab and r["rps"]])
+counters = (("utime_ticks", "µs user CPU/op"), ("stime_ticks", "µs kernel CPU/op"), ("syscr", "read-like syscalls/op"),
+            ("syscw", "write-like syscalls/op"), ("voluntary_cs", "voluntary context switches/op"),
+            ("nonvoluntary_cs", "involuntary context switches/op"), ("perf_syscalls", "all syscalls/op (perf)"),
+            ("perf_cs", "context switches/op (perf)"))
+ctab = ["| redis-benchmark run | counter | loopkv (median, min–max) | redis (median, min–max) | ratio |",
+        "|---|---|---|---|---|"]
+for scen in ("rb-tls-p1", "rb-plain-p1", "rb-tls-p16", "rb-plain-p16"):
+    for f, what in counters:
+        lk, rd = rbper(scen, "loopkv", f), rbper(scen, "redis", f)
+        if lk or rd:
+            ml, mr = med(lk), med(rd)
+            p = lambda x: "n/a" if x is None else (f"{x:.3f}" if abs(x) < 10 else fmt(x))
+            ctab.append(f"| {scen} | {what} | {p(ml)} ({rng(lk)}) | {p(mr)} ({rng(rd)}) | {fmt(ratio(ml, mr))} |")
 for scen in ("rate-tls", "rate-plain"):
     for lab in ("loopkv", "redis"):
         drow(f"{scen} µs CPU/op", lab, js("throughput", scen, lab, cpu))
@@ -484,6 +529,15 @@ with open(E["MD"], "w") as f:
         w(f"- {l.strip()}")
     for t in tlsi:
         w(f"- loopkv-bench (Go crypto/tls client, X25519 only): {t}")
+    w()
+    w("## User and kernel CPU, system calls and context switches per SET (redis-benchmark runs)")
+    w()
+    w("utime and stime from /proc/PID/stat (10 ms ticks), syscr and syscw from /proc/PID/io (read-like and "
+      "write-like calls only: epoll_wait, accept and the like are not counted there), context switches summed over "
+      "/proc/PID/task/*/status; the perf rows only with PERF=1.")
+    w()
+    for c in ctab:
+        w(c)
     w()
     w("## Every repetition")
     w()

@@ -104,6 +104,49 @@ bench_rc() {
 # cpu_ticks PID: the process's utime+stime in clock ticks (10 ms).
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 
+# proc_counters PID: "utime stime syscr syscw voluntary nonvoluntary" of a
+# process: utime and stime in clock ticks (10 ms, /proc/PID/stat), the
+# read-like and write-like system calls (/proc/PID/io), and context switches
+# summed over its threads (/proc/PID/task/*/status).
+proc_counters() {
+	local ut st sr sw
+	read -r ut st < <(sed 's/.*) //' "/proc/$1/stat" | awk '{print $12, $13}')
+	sr=$(awk '$1 == "syscr:" {print $2}' "/proc/$1/io")
+	sw=$(awk '$1 == "syscw:" {print $2}' "/proc/$1/io")
+	echo "$ut $st $sr $sw $(cat /proc/"$1"/task/*/status 2>/dev/null |
+		awk '$1 == "voluntary_ctxt_switches:" {v += $2} $1 == "nonvoluntary_ctxt_switches:" {n += $2} END {print v + 0, n + 0}')"
+}
+
+# perf_start PID FILE: when perf can count the process's system calls
+# (raw_syscalls:sys_enter) and context switches, count them into FILE (CSV)
+# until perf_stop; PERF_PID is the counter's PID, 0 without perf.
+PERF_PID=0
+perf_start() {
+	PERF_PID=0
+	command -v perf >/dev/null || return 0
+	perf stat -x, -e raw_syscalls:sys_enter,context-switches -o "$2" -p "$1" 2>/dev/null &
+	PERF_PID=$!
+	PIDS+=("$PERF_PID")
+	sleep 0.2
+	kill -0 "$PERF_PID" 2>/dev/null || PERF_PID=0
+}
+# perf_stop FILE: stop the counter and set PERF_COUNTS to "syscalls
+# context_switches" from FILE, or "- -" without perf. Not in a subshell: it
+# waits for the counter.
+PERF_COUNTS="- -"
+perf_stop() {
+	PERF_COUNTS="- -"
+	[[ $PERF_PID != 0 ]] || return 0
+	local p keep=()
+	kill -INT "$PERF_PID" 2>/dev/null || true
+	wait "$PERF_PID" 2>/dev/null || true
+	for p in "${PIDS[@]}"; do [[ $p == "$PERF_PID" ]] || keep+=("$p"); done
+	PIDS=("${keep[@]}")
+	PERF_PID=0
+	PERF_COUNTS=$(awk -F, '$3 == "raw_syscalls:sys_enter" {s = $1} $3 == "context-switches" {c = $1}
+		END {print (s == "" ? "-" : s), (c == "" ? "-" : c)}' "$1")
+}
+
 # rss_kb PID: the process's VmRSS in KiB.
 rss_kb() { awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"; }
 

@@ -16,26 +16,34 @@ const clockTicks = 100
 // ProcCPU returns the CPU time (user + system) the process pid has used so
 // far, read from /proc/<pid>/stat with 10 ms resolution.
 func ProcCPU(pid int) (time.Duration, error) {
+	user, sys, err := ProcTimes(pid)
+	return user + sys, err
+}
+
+// ProcTimes returns the user and the system (kernel) CPU time the process
+// pid has used so far: utime and stime of /proc/<pid>/stat, 10 ms
+// resolution.
+func ProcTimes(pid int) (user, sys time.Duration, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrNoProc, err)
+		return 0, 0, fmt.Errorf("%w: %v", ErrNoProc, err)
 	}
 	// The command name (field 2) is in parentheses and may hold spaces;
 	// fields are counted after its closing parenthesis.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, ErrNoProc
+		return 0, 0, ErrNoProc
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 13 { // f[0] is field 3 (state); utime, stime are 14, 15
-		return 0, ErrNoProc
+		return 0, 0, ErrNoProc
 	}
 	ut, err1 := strconv.ParseInt(string(f[11]), 10, 64)
 	st, err2 := strconv.ParseInt(string(f[12]), 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, ErrNoProc
+		return 0, 0, ErrNoProc
 	}
-	return time.Duration(ut+st) * time.Second / clockTicks, nil
+	return time.Duration(ut) * time.Second / clockTicks, time.Duration(st) * time.Second / clockTicks, nil
 }
 
 // ProcMem returns the resident set size in KiB and the thread count of
