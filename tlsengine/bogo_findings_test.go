@@ -146,8 +146,11 @@ func TestBoGoClientCertificateKeyUsage(t *testing.T) {
 
 // A client whose psk_key_exchange_modes lists only psk_ke gets no
 // NewSessionTicket (RFC 8446, Section 4.2.9: it could not use one, since
-// psk_dhe_ke is our only mode); one that lists psk_dhe_ke gets it with the
-// server Finished. (BoGo: TLS13-ExpectNoSessionTicketOnBadKEMode-Server.)
+// psk_dhe_ke is our only mode), nor does one that sends no
+// psk_key_exchange_modes at all (it may never offer a PSK: crypto/tls
+// without a session cache, as go-redis dials by default); one that lists
+// psk_dhe_ke gets it with the server Finished. (BoGo:
+// TLS13-ExpectNoSessionTicketOnBadKEMode-Server.)
 func TestBoGoNoTicketForPSKKEOnly(t *testing.T) {
 	keys, err := NewTicketKeys(rand.Reader)
 	if err != nil {
@@ -158,6 +161,7 @@ func TestBoGoNoTicketForPSKKEOnly(t *testing.T) {
 		ticket bool
 	}{
 		{[]uint8{pskModePlain}, false},
+		{nil, false},
 		{[]uint8{pskModePlain, pskModeDHE}, true},
 	} {
 		rec := clientHelloRecord(t, nil)

@@ -126,7 +126,7 @@ type serverHandshake struct {
 	// nil until predictClientFinished.
 	clientFinished []byte
 	ticketSent     bool // NewSessionTicket went out with the server Finished
-	noTicket       bool // the client's psk_key_exchange_modes lack psk_dhe_ke
+	noTicket       bool // the client's psk_key_exchange_modes lack psk_dhe_ke, or it sent none
 	vopts          *x509.VerifyOptions
 	v12            *handshake12 // TLS 1.2 state (handshake_server_tls12.go)
 }
@@ -521,8 +521,11 @@ func (e *Engine) openTicket(id pskIdentity, ch *clientHelloMsg, now time.Time) (
 func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskIndex int) (state, error) {
 	hs := e.hs
 	// RFC 8446, Section 4.2.9: no ticket for a client whose modes lack
-	// psk_dhe_ke, our only one; it could not use it.
-	hs.noTicket = ch.pskModes != nil && !slices.Contains(ch.pskModes, pskModeDHE)
+	// psk_dhe_ke, our only one, or that sends no psk_key_exchange_modes at
+	// all (it may never offer a PSK: crypto/tls without a session cache, as
+	// go-redis dials by default): it could not use it. As crypto/tls and
+	// BoringSSL, this saves the ticket's sealing and record.
+	hs.noTicket = !slices.Contains(ch.pskModes, pskModeDHE)
 	hs.reserveFlight(len(clientShare), e.wantTicket())
 	random := hs.random[:] // drawn first: a fixed Rand yields the random, then the key
 	if _, err := io.ReadFull(e.cfg.rand(), random); err != nil {

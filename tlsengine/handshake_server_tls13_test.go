@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -28,7 +29,11 @@ type serverFlight struct {
 // (TLS_AES_128_GCM_SHA256 forced, KeyLog set) and opens its whole output.
 func runFirstFlight(t *testing.T, cfg *Config) *serverFlight {
 	t.Helper()
-	return runFirstFlightWith(t, cfg, clientHelloRecord(t, nil))
+	// With a session cache the client sends psk_key_exchange_modes, without
+	// which no ticket is issued.
+	return runFirstFlightWith(t, cfg, clientHelloRecord(t, func(c *tls.Config) {
+		c.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+	}))
 }
 
 // runFirstFlightWith is runFirstFlight with the ClientHello record rec.
