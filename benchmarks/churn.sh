@@ -32,34 +32,15 @@ OUT=${OUT:-benchmarks/results}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 SUITE=TLS_AES_128_GCM_SHA256
 
-START=$(date -u +%s)
-STEM=churn-$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$OUT"
-MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl
-: >"$JSONL"
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-build_bins
-$BENCH certs -dir "$WORK" >/dev/null
-CA=$WORK/ca.pem CERT=$WORK/server.pem KEY=$WORK/server-key.pem
+begin_run churn
 mapfile -t PORTS < <($BENCH ports 6)
-PIN_SERVER=(taskset -c "$SERVER_CPU")
-
-# start_loopkv BINARY PORT TLS_PORT: sets LAUNCHED.
-start_loopkv() {
-	launch "loopkv-$2" "$2" "$3" "${PIN_SERVER[@]}" "$1" --bind 127.0.0.1 --port "$2" --tls-port "$3" \
-		--tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 \
-		--loops 1 --maxclients 20000 --loglevel warning
-}
-start_loopkv "$BIN/loopkv" "${PORTS[0]}" "${PORTS[1]}"
+launch_loopkv_tls loopkv "$BIN/loopkv" "${PORTS[0]}" "${PORTS[1]}" --maxclients 20000
 TARGETS=("loopkv $LAUNCHED ${PORTS[1]}")
 if [[ -n $LOOPKV_B ]]; then
-	start_loopkv "$LOOPKV_B" "${PORTS[2]}" "${PORTS[3]}"
+	launch_loopkv_tls loopkv-b "$LOOPKV_B" "${PORTS[2]}" "${PORTS[3]}" --maxclients 20000
 	TARGETS+=("loopkv-b $LAUNCHED ${PORTS[3]}")
 fi
-launch redis "${PORTS[4]}" "${PORTS[5]}" "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 \
-	--port "${PORTS[4]}" --tls-port "${PORTS[5]}" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
-	--tls-ca-cert-file "$CA" --tls-auth-clients no --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 \
-	--save '' --appendonly no --maxclients 20000 --loglevel warning --dir "$WORK"
+launch_redis_tls "${PORTS[4]}" "${PORTS[5]}" --maxclients 20000
 TARGETS+=("redis $LAUNCHED ${PORTS[5]}")
 
 for REP in $(seq 1 "$REPS"); do

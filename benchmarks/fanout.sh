@@ -49,33 +49,17 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 NOFILE=$(ulimit -n)
 [[ $NOFILE == unlimited || $NOFILE -ge $((SUBS + 256)) ]] || die "open files limit $NOFILE < SUBS+256"
 
-START=$(date -u +%s)
-STEM=fanout-$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$OUT"
-MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl
-: >"$JSONL"
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-build_bins
+begin_run fanout
 $GO build -o "$BIN/fanout" ./benchmarks/cmd/fanout
-$BENCH certs -dir "$WORK" >/dev/null
-CA=$WORK/ca.pem CERT=$WORK/server.pem KEY=$WORK/server-key.pem
 mapfile -t PORTS < <($BENCH ports 4)
-PIN_SERVER=(taskset -c "$SERVER_CPU")
 MAXCLIENTS=$((SUBS + 100))
 
 start() {
 	if [[ $1 == loopkv ]]; then
-		launch loopkv "${PORTS[0]}" "${PORTS[1]}" "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 \
-			--port "${PORTS[0]}" --tls-port "${PORTS[1]}" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
-			--tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --loops 1 --maxclients "$MAXCLIENTS" \
-			--loglevel warning
+		launch_loopkv_tls loopkv "$BIN/loopkv" "${PORTS[0]}" "${PORTS[1]}" --maxclients "$MAXCLIENTS"
 		PORT=${PORTS[1]}
 	else
-		launch redis "${PORTS[2]}" "${PORTS[3]}" "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 \
-			--port "${PORTS[2]}" --tls-port "${PORTS[3]}" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
-			--tls-ca-cert-file "$CA" --tls-auth-clients no --tls-ciphersuites "$SUITE" \
-			--tls-protocols TLSv1.3 --save '' --appendonly no --maxclients "$MAXCLIENTS" \
-			--loglevel warning --dir "$WORK"
+		launch_redis_tls "${PORTS[2]}" "${PORTS[3]}" --maxclients "$MAXCLIENTS"
 		PORT=${PORTS[3]}
 	fi
 	SRV_PID=$LAUNCHED

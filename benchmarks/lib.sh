@@ -90,6 +90,44 @@ launch() {
 		}
 }
 
+# begin_run STEM_PREFIX: the common start of a side-by-side study: START,
+# STEM (STEM_PREFIX-<UTC date-time>), MD and JSONL under OUT (created, the
+# JSONL emptied), LOAD_BEFORE, the binaries (build_bins), and a fresh
+# certificate set in WORK: CA, CERT, KEY.
+begin_run() {
+	START=$(date -u +%s)
+	STEM=$1-$(date -u +%Y%m%dT%H%M%SZ)
+	mkdir -p "$OUT"
+	MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl
+	: >"$JSONL"
+	LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+	build_bins
+	"$BENCH" certs -dir "$WORK" >/dev/null
+	CA=$WORK/ca.pem CERT=$WORK/server.pem KEY=$WORK/server-key.pem
+}
+
+# launch_loopkv_tls NAME BINARY PORT TLS_PORT ARGS...: launch a loopkv
+# binary on SERVER_CPU with one loop, TLS 1.3 and SUITE only, the
+# certificate of begin_run, and ARGS; LAUNCHED is its PID.
+launch_loopkv_tls() {
+	local name=$1 bin=$2 port=$3 tls=$4
+	shift 4
+	launch "$name" "$port" "$tls" taskset -c "$SERVER_CPU" "$bin" --bind 127.0.0.1 --port "$port" \
+		--tls-port "$tls" --tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ciphersuites "$SUITE" \
+		--tls-protocols TLSv1.3 --loops 1 --loglevel warning "$@"
+}
+
+# launch_redis_tls PORT TLS_PORT ARGS...: launch redis-server the same way
+# (no persistence, no client certificates); LAUNCHED is its PID.
+launch_redis_tls() {
+	local port=$1 tls=$2
+	shift 2
+	launch redis "$port" "$tls" taskset -c "$SERVER_CPU" redis-server --bind 127.0.0.1 --port "$port" \
+		--tls-port "$tls" --tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ca-cert-file "$CA" \
+		--tls-auth-clients no --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --save '' \
+		--appendonly no --loglevel warning --dir "$WORK" "$@"
+}
+
 # bench_rc RC MODE LABEL SCENARIO: after a loopkv-bench run that exited
 # with RC, record a timeout (124, from `timeout RUN_TIMEOUT`) in $JSONL, as
 # loopkv-bench itself records other failures, and warn of any failure.

@@ -37,26 +37,12 @@ GO=${GO:-go}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 SUITE=TLS_AES_128_GCM_SHA256
 
-START=$(date -u +%s)
-STEM=multi-$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$OUT"
-MD=$OUT/$STEM.md JSONL=$OUT/$STEM.jsonl
-: >"$JSONL"
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-build_bins
+begin_run multi
 $GO build -o "$BIN/multibench" ./benchmarks/cmd/multibench
-$BENCH certs -dir "$WORK" >/dev/null
-CA=$WORK/ca.pem CERT=$WORK/server.pem KEY=$WORK/server-key.pem
 mapfile -t PORTS < <($BENCH ports 4)
-PIN_SERVER=(taskset -c "$SERVER_CPU")
-launch loopkv "${PORTS[0]}" "${PORTS[1]}" "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 \
-	--port "${PORTS[0]}" --tls-port "${PORTS[1]}" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
-	--tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --loops 1 --loglevel warning
+launch_loopkv_tls loopkv "$BIN/loopkv" "${PORTS[0]}" "${PORTS[1]}"
 LK_PID=$LAUNCHED
-launch redis "${PORTS[2]}" "${PORTS[3]}" "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 \
-	--port "${PORTS[2]}" --tls-port "${PORTS[3]}" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
-	--tls-ca-cert-file "$CA" --tls-auth-clients no --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 \
-	--save '' --appendonly no --loglevel warning --dir "$WORK"
+launch_redis_tls "${PORTS[2]}" "${PORTS[3]}"
 RD_PID=$LAUNCHED
 
 for REP in $(seq 1 "$REPS"); do

@@ -143,6 +143,21 @@ func WriteJSONLines(w io.Writer, rs ...*Result) error {
 	return nil
 }
 
+// AppendJSONLine appends v to the file at path as one line of JSON,
+// creating the file when needed: the tools with a result type of their own
+// (fanout, multibench) write their -json files with it.
+func AppendJSONLine(path string, v any) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(f).Encode(v); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // ReadJSONLines reads results written by WriteJSONLines; blank lines are
 // skipped.
 func ReadJSONLines(r io.Reader) ([]*Result, error) {

@@ -18,7 +18,6 @@ package main
 import (
 	"bufio"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -99,13 +98,8 @@ func main() {
 		o.label, r.Subs, r.KBPerSub, r.Deliveries, int64(r.Subs)*int64(r.Messages), r.CPUPerDeliver,
 		r.UserPerDeliv, r.SysPerDeliv, r.SyscwPerDeliv, r.Latency.P50, r.Latency.P99, r.Latency.Max)
 	if o.jsonPath != "" {
-		f, ferr := os.OpenFile(o.jsonPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if ferr == nil {
-			ferr = json.NewEncoder(f).Encode(r)
-			f.Close()
-		}
-		if ferr != nil {
-			fmt.Fprintln(os.Stderr, "fanout:", ferr)
+		if err := loadgen.AppendJSONLine(o.jsonPath, r); err != nil {
+			fmt.Fprintln(os.Stderr, "fanout:", err)
 			os.Exit(1)
 		}
 	}
