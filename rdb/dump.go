@@ -38,6 +38,12 @@ func DumpPayload(dst []byte, v *store.Value) []byte {
 // replaces it. A TTL already past stores nothing (and with replace deletes
 // the old value), as RESTORE does.
 func Restore(s *store.Store, db int, key, payload []byte, expireAt int64, replace bool) error {
+	return RestoreAt(s, db, key, payload, expireAt, replace, time.Now().UnixMilli())
+}
+
+// RestoreAt is Restore with the caller's clock: now (Unix ms) decides
+// whether expireAt has passed and whether an existing key has expired.
+func RestoreAt(s *store.Store, db int, key, payload []byte, expireAt int64, replace bool, now int64) error {
 	n := len(payload)
 	if n < dumpTrailer+1 {
 		return ErrPayload
@@ -57,7 +63,6 @@ func Restore(s *store.Store, db int, key, payload []byte, expireAt int64, replac
 	if d.obj.empty {
 		return errAt(1, "empty "+d.obj.typ.String())
 	}
-	now := time.Now().UnixMilli()
 	if expireAt != 0 && expireAt <= now {
 		if s.Exists(db, key, now) {
 			if !replace {

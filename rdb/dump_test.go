@@ -102,3 +102,26 @@ func resum(p []byte) []byte {
 	}
 	return p
 }
+
+// TestRestoreAtPastTTL: a TTL already past stores nothing; with replace it
+// deletes the old value; without, an existing key is still ErrKeyExists.
+func TestRestoreAtPastTTL(t *testing.T) {
+	s := store.New(store.Options{})
+	s.Set(0, []byte("src"), []byte("v"), 0, store.SetOptions{})
+	s.Set(0, []byte("old"), []byte("x"), 0, store.SetOptions{})
+	var p []byte
+	s.View(0, []byte("src"), 0, func(v *store.Value) { p = DumpPayload(nil, v) })
+	const now = 1_000_000
+	if err := RestoreAt(s, 0, []byte("new"), p, now-1, false, now); err != nil || s.Exists(0, []byte("new"), now) {
+		t.Errorf("past TTL on a new key: %v, exists %v", err, s.Exists(0, []byte("new"), now))
+	}
+	if err := RestoreAt(s, 0, []byte("old"), p, now, false, now); err != ErrKeyExists {
+		t.Errorf("past TTL on an existing key without replace: %v", err)
+	}
+	if err := RestoreAt(s, 0, []byte("old"), p, now, true, now); err != nil || s.Exists(0, []byte("old"), now) {
+		t.Errorf("past TTL with replace: %v, exists %v", err, s.Exists(0, []byte("old"), now))
+	}
+	if err := RestoreAt(s, 0, []byte("ttl"), p, now+5000, false, now); err != nil || s.ExpireAt(0, []byte("ttl"), now) != now+5000 {
+		t.Errorf("future TTL: %v, at %d", err, s.ExpireAt(0, []byte("ttl"), now))
+	}
+}
