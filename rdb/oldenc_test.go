@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loopkv/loopkv/store"
+	"github.com/loopkv/loopkv/store/listpack"
 )
 
 // buildZiplist encodes entries as Redis ≤ 6.2's ziplist: a canonical
@@ -161,5 +163,32 @@ func TestLoadOldEncodings(t *testing.T) {
 	compareDumps(t, ours, theirs)
 	if got := ours["lziplist"].Items; len(got) != 13 || got[10] != strconv.FormatInt(math.MaxInt64, 10) {
 		t.Errorf("lziplist %q", got)
+	}
+}
+
+// TestLoadSetListpack: Redis 7.2's SET_LISTPACK (type 20, RDB version 11)
+// loads as a listpack set; a repeated member is refused at the value.
+func TestLoadSetListpack(t *testing.T) {
+	lp := listpack.AppendString(listpack.AppendInt(listpack.AppendString(listpack.New(nil), []byte("a")), 7), []byte("bb"))
+	file := func(lp []byte) []byte {
+		b := []byte("REDIS0011")
+		b = appendLen(append(b, opSelectDB), 0)
+		b = append(b, typeSetListpack)
+		b = appendRaw(b, []byte("s"))
+		b = appendRaw(b, lp)
+		b = append(b, opEOF)
+		return binary.LittleEndian.AppendUint64(b, checksum(b))
+	}
+	s := store.New(store.Options{})
+	if _, err := Load(bytes.NewReader(file(lp)), s, LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := storeDump(t, s, 0)["s"]
+	if d.Enc != "listpack" || strings.Join(d.Items, ",") != "7,a,bb" {
+		t.Errorf("loaded %+v", d)
+	}
+	dup := listpack.AppendString(lp, []byte("a"))
+	if e := loadErrOf(t, file(dup)); e == nil || e.Offset != 14 || !strings.Contains(e.Reason, "duplicate") {
+		t.Errorf("repeated member: %v", e)
 	}
 }

@@ -128,3 +128,41 @@ func reloadRedis(t *testing.T, path string, extra ...string) *redisServer {
 	}
 	return startRedis(t, dir, "load.rdb", extra...)
 }
+
+// TestLoadRedisQuicklistNodes: redis-server's compressed quicklist nodes
+// (list-compress-depth 1: LZF blobs) and plain nodes (an element over the
+// packed threshold) load as redis-server loads them.
+func TestLoadRedisQuicklistNodes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	r := startRedis(t, dir, "dump.rdb", "--list-compress-depth", "1", "--enable-debug-command", "yes")
+	if err := r.c.Do(ctx, "DEBUG", "QUICKLIST-PACKED-THRESHOLD", "100").Err(); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("plain node element ", 20)
+	args := []any{"RPUSH", "l:mixed", "head"}
+	for i := range 3000 {
+		args = append(args, "element number "+strconv.Itoa(i))
+		if i%1000 == 500 {
+			args = append(args, big)
+		}
+	}
+	if err := r.c.Do(ctx, args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.c.Do(ctx, "RPUSH", "l:plainonly", big, big+"2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The plain-only list is two plain nodes (and so tests what it means to).
+	if p := r.c.Dump(ctx, "l:plainonly").Val(); len(p) < 3 || p[0] != typeListQuicklist2 || p[1] != 2 || p[2] != containerPlain {
+		t.Fatalf("DUMP l:plainonly starts %x, want 12 02 01", p[:min(len(p), 3)])
+	}
+	if err := r.c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := store.New(store.Options{})
+	if _, err := LoadFile(filepath.Join(dir, "dump.rdb"), s, LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	compareDumps(t, storeDump(t, s, 0), redisDump(t, r.c, 0))
+}
