@@ -238,7 +238,7 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 			break
 		}
 		w.reply = out
-		c.notifyServed(w, db, key) // notify.go
+		c.notifyServed(w, db, key, out, true) // notify.go
 		if c.prop {
 			w.seq = s.served(w, key)
 		}
@@ -360,8 +360,8 @@ func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
 			return
 		}
 		if served {
+			c.notifyServed(w, c.db(), k, out[len(c.out):], false) // notify.go
 			c.out = out
-			c.notifyServed(w, c.db(), k) // notify.go
 			return
 		}
 	}

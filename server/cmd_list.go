@@ -65,10 +65,11 @@ func popGeneric(c *cmdCtx, e store.ListEnd) {
 		}
 		return
 	}
+	mark := len(c.out)
 	c.out, st = c.store.LPop(c.db(), c.args[1], e, int(min(count, math.MaxInt32)), c.now, c.out, resp.AppendArrayLen, resp.AppendBulk)
 	switch st {
 	case store.OK:
-		c.notifyRemoved(notifyList, listEvent(e, "lpop", "rpop"), c.args[1], 1)
+		c.notifyRemoved(notifyList, listEvent(e, "lpop", "rpop"), c.args[1], arrayHeaderLen(c.out[mark:]))
 	case store.NotFound:
 		c.nullArray()
 	default:
@@ -179,12 +180,12 @@ func cmdLTrim(c *cmdCtx) {
 	if !ok {
 		return
 	}
-	existed := c.srv.notifyOn(notifyList) && c.store.Has(c.db(), c.args[1], c.now)
+	before := c.store.QuietListLen(c.db(), c.args[1], c.now) // notify.go: LTRIM counts what it removed
 	if st := c.store.LTrim(c.db(), c.args[1], start, stop, c.now); st != store.OK {
 		c.errReply(statusError(st))
 		return
 	}
-	c.notifyTrim(existed)
+	c.notifyTrim(before)
 	c.ok()
 }
 
@@ -281,7 +282,7 @@ func lmoveGeneric(c *cmdCtx, from, to store.ListEnd) {
 	var st store.Status
 	c.out, st = c.store.LMove(c.db(), c.args[1], c.args[2], from, to, c.now, c.out, resp.AppendBulk)
 	if st == store.OK {
-		c.notifyLMove(c.db(), c.args[1], c.args[2], from, to)
+		c.notifyLMove(c.db(), c.args[1], c.args[2], from, to, 1)
 	}
 	c.nullUnlessOK(st)
 }
@@ -297,7 +298,7 @@ func cmdLMPop(c *cmdCtx) {
 	c.out, st = c.store.LMPop(c.db(), keys, e, int(min(count, math.MaxInt32)), c.now, c.out, appendPopHeader, resp.AppendBulk)
 	switch st {
 	case store.OK:
-		c.notifyPopIn(c.db(), notifyList, listEvent(e, "lpop", "rpop"), popReplyKey(c.out[mark:]))
+		c.notifyPopIn(c.db(), notifyList, listEvent(e, "lpop", "rpop"), popReplyKey(c.out[mark:]), popReplyCount(c.out[mark:]))
 	case store.NotFound:
 		c.nullArray()
 	default:

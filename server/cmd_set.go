@@ -134,7 +134,7 @@ func spopCount(c *cmdCtx) {
 	ms := c.beginMembers()
 	st := c.store.SPopCount(c.db(), c.args[1], uint64(n), c.now, ms.add)
 	if ms.n > 0 {
-		c.notifyRemoved(notifySet, "spop", c.args[1], 1)
+		c.notifyRemoved(notifySet, "spop", c.args[1], ms.n)
 	}
 	ms.end(st)
 }

@@ -404,7 +404,7 @@ func cmdZMPop(c *cmdCtx) {
 	c.out, st = c.store.ZMPop(c.db(), keys, max, count, c.now, c.out, appendZMPopKey, r)
 	switch st {
 	case store.OK:
-		c.notifyPopIn(c.db(), notifyZSet, zpopEvent(max), popReplyKey(c.out[mark:]))
+		c.notifyPopIn(c.db(), notifyZSet, zpopEvent(max), popReplyKey(c.out[mark:]), popReplyCount(c.out[mark:]))
 	case store.NotFound:
 		c.nullArray()
 	default:

@@ -117,11 +117,22 @@ type notifyConfig struct {
 
 func (n *notifyConfig) load() notifyClass { return notifyClass(n.flags.Load()) }
 
+// CheckNotifyKeyspaceEvents returns Redis's reason when v is not a valid
+// notify-keyspace-events value, "" when it is.
+func CheckNotifyKeyspaceEvents(v string) string {
+	if _, ok := parseNotifyFlags(v); !ok {
+		return errNotifyLetters
+	}
+	return ""
+}
+
+const errNotifyLetters = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+
 // setNotifyFlags is CONFIG SET notify-keyspace-events.
 func setNotifyFlags(s *Server, v string) string {
 	f, ok := parseNotifyFlags(v)
 	if !ok {
-		return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+		return errNotifyLetters
 	}
 	s.notifyCfg.flags.Store(uint32(f))
 	return ""
@@ -480,15 +491,16 @@ func listEvent(e store.ListEnd, head, tail string) string {
 	return tail
 }
 
-// notifyPopIn is notifyRemoved for one pop from key of database db (LMPOP,
-// and the blocking pops, whose waiter may sit in another database).
-func (c *cmdCtx) notifyPopIn(db int, class notifyClass, event string, key []byte) {
-	c.poppedIn(db, class, event, key, c.emptied(db, key))
+// notifyPopIn is notifyRemoved for a pop from key of database db (LMPOP,
+// and the blocking pops, whose waiter may sit in another database) that
+// counts n changes.
+func (c *cmdCtx) notifyPopIn(db int, class notifyClass, event string, key []byte, n int) {
+	c.poppedIn(db, class, event, key, c.emptied(db, key), n)
 }
 
 // poppedIn is notifyPopIn once emptied has been read (before any publish).
-func (c *cmdCtx) poppedIn(db int, class notifyClass, event string, key []byte, gone bool) {
-	c.dirty++
+func (c *cmdCtx) poppedIn(db int, class notifyClass, event string, key []byte, gone bool, n int) {
+	c.dirty += int64(n)
 	c.publishIn(db, class, event, key)
 	if gone {
 		c.publishIn(db, notifyGeneric, "del", key)
@@ -496,22 +508,24 @@ func (c *cmdCtx) poppedIn(db int, class notifyClass, event string, key []byte, g
 }
 
 // notifyLMove publishes LMOVE's events as Redis orders them: the push on
-// dst (after its "new"), then the pop on src, and "del" when src emptied.
-func (c *cmdCtx) notifyLMove(db int, src, dst []byte, from, to store.ListEnd) {
+// dst (after its "new"), then the pop on src, and "del" when src emptied;
+// it counts n changes.
+func (c *cmdCtx) notifyLMove(db int, src, dst []byte, from, to store.ListEnd, n int) {
 	gone := c.emptied(db, src)
 	c.publishIn(db, notifyList, listEvent(to, "lpush", "rpush"), dst)
-	c.poppedIn(db, notifyList, listEvent(from, "lpop", "rpop"), src, gone)
+	c.poppedIn(db, notifyList, listEvent(from, "lpop", "rpop"), src, gone, n)
 }
 
-// notifyTrim publishes LTRIM's ltrim (when the key existed) and del (when
-// it emptied the list).
-func (c *cmdCtx) notifyTrim(existed bool) {
+// notifyTrim publishes LTRIM's ltrim (when the list existed, with before
+// elements) and del (when it emptied the list), counting the elements
+// removed.
+func (c *cmdCtx) notifyTrim(before int) {
 	key := c.args[1]
-	gone := c.emptied(c.db(), key)
-	if !existed && !gone {
+	if before == 0 {
 		return
 	}
-	c.notify(notifyList, "ltrim", key)
+	gone := c.emptied(c.db(), key)
+	c.notifyN(notifyList, "ltrim", key, before-c.store.QuietListLen(c.db(), key, c.now))
 	if gone {
 		c.publishEvent(notifyGeneric, "del", key)
 	}
@@ -520,20 +534,45 @@ func (c *cmdCtx) notifyTrim(existed bool) {
 // popReplyKey returns the key of an LMPOP or ZMPOP reply, which starts
 // with a 2-element array header and the key's bulk string.
 func popReplyKey(reply []byte) []byte {
+	key, _ := splitPopReply(reply)
+	return key
+}
+
+// popReplyCount returns the number of elements of an LMPOP or ZMPOP
+// reply: the length of the array after the key.
+func popReplyCount(reply []byte) int {
+	_, rest := splitPopReply(reply)
+	return arrayHeaderLen(rest)
+}
+
+// arrayHeaderLen returns N of a reply that starts with "*N\r\n", 0 for
+// anything else.
+func arrayHeaderLen(reply []byte) int {
+	j := bytes.IndexByte(reply, '\r')
+	if j < 2 || (reply[0] != '*' && reply[0] != '~') {
+		return 0
+	}
+	n, _ := store.ParseInt(reply[1:j])
+	return int(max(n, 0))
+}
+
+// splitPopReply splits an LMPOP or ZMPOP reply into its key and what
+// follows the key.
+func splitPopReply(reply []byte) (key, rest []byte) {
 	i := bytes.IndexByte(reply, '\n') // the array header
 	if i < 0 {
-		return nil
+		return nil, nil
 	}
 	reply = reply[i+1:]
 	j := bytes.IndexByte(reply, '\r')
 	if j < 2 || reply[0] != '$' {
-		return nil
+		return nil, nil
 	}
 	n, ok := store.ParseInt(reply[1:j])
-	if !ok || n < 0 || int64(len(reply)) < int64(j)+2+n {
-		return nil
+	if !ok || n < 0 || int64(len(reply)) < int64(j)+4+n {
+		return nil, nil
 	}
-	return reply[j+2 : j+2+int(n)]
+	return reply[j+2 : j+2+int(n)], reply[j+4+int(n):]
 }
 
 // The sorted-set event names.
@@ -579,16 +618,26 @@ func zpopped(reply []byte) bool {
 }
 
 // notifyServed publishes the events of a blocking pop's pop from key of db,
-// in c (the blocked command itself, or the writer that served it): as
-// LMOVE for BLMOVE, else the pop and "del" when it emptied key.
-func (c *cmdCtx) notifyServed(w *waiter, db int, key []byte) {
+// whose reply is reply, in c (the blocked command itself, or the writer
+// that served a waiter: later is true): as LMOVE for BLMOVE, else the pop
+// and "del" when it emptied key. The change count is Redis 7.0's: the
+// elements popped for BLMPOP and BZMPOP, one for the other pops, except
+// that a served BLPOP, BRPOP or BLMOVE counts none.
+func (c *cmdCtx) notifyServed(w *waiter, db int, key, reply []byte, later bool) {
+	n := 1
+	switch {
+	case w.count > 0:
+		n = popReplyCount(reply)
+	case later && !w.zset:
+		n = 0
+	}
 	switch {
 	case w.dst != nil:
-		c.notifyLMove(db, key, w.dst, w.end, w.to)
+		c.notifyLMove(db, key, w.dst, w.end, w.to, n)
 	case w.zset:
-		c.notifyPopIn(db, notifyZSet, zpopEvent(w.end == store.ListTail), key)
+		c.notifyPopIn(db, notifyZSet, zpopEvent(w.end == store.ListTail), key, n)
 	default:
-		c.notifyPopIn(db, notifyList, listEvent(w.end, "lpop", "rpop"), key)
+		c.notifyPopIn(db, notifyList, listEvent(w.end, "lpop", "rpop"), key, n)
 	}
 }
 

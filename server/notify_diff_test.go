@@ -106,6 +106,13 @@ func (ns *notifySide) run(line string) (string, []string) {
 	return ns.cmd.do(f...), ns.events()
 }
 
+// changes reads rdb_changes_since_last_save (Redis's server.dirty).
+func (ns *notifySide) changes() int {
+	ns.t.Helper()
+	n, _ := strconv.Atoi(infoValue(ns.t, ns.sync, "rdb_changes_since_last_save"))
+	return n
+}
+
 // diffNotify runs script on both servers with flags and protocol proto and
 // reports every command whose events differ.
 func diffNotify(t *testing.T, ours, ref string, proto int, flags string, script []string) {
@@ -123,8 +130,12 @@ func diffNotify(t *testing.T, ours, ref string, proto int, flags string, script 
 	// after the sleep: its key may expire before its own sync message.
 	var got, want []string
 	for i, line := range script {
+		ca, cb := a.changes(), b.changes()
 		gotReply, g := a.run(line)
 		wantReply, w := b.run(line)
+		if da, db := a.changes()-ca, b.changes()-cb; da != db {
+			t.Errorf("flags %q proto %d: %s: %d changes counted, redis %d", flags, proto, line, da, db)
+		}
 		got, want = append(got, g...), append(want, w...)
 		total += len(w)
 		if gotReply != wantReply && line == "await" {

@@ -81,6 +81,9 @@ type Options struct {
 	LatencyTrackingInfoPercentiles string
 	// Persist configures RDB persistence (persist.go).
 	Persist PersistOptions
+	// NotifyKeyspaceEvents is notify-keyspace-events, Redis's flag letters
+	// (notify.go); "" publishes no keyspace event.
+	NotifyKeyspaceEvents string
 	// MetricsPort serves Prometheus metrics on http://Bind:MetricsPort/metrics
 	// when not 0 (metrics.go); negative picks a free port.
 	MetricsPort int

@@ -98,6 +98,7 @@ func (s *Server) lazy() { s.once.Do(s.setup) }
 func (s *Server) setup() {
 	s.opts = s.opts.withDefaults()
 	s.cfg.load(s.opts)
+	setNotifyFlags(s, s.opts.NotifyKeyspaceEvents) // notify.go; cmd/loopkv checked the letters
 	s.tracking.maxKeys.Store(1000000)
 	s.bare = newLoopStats()
 	s.obsErr = s.cfg.obs.load(s, s.opts)

@@ -134,10 +134,14 @@ func (s *Store) created(db int, key []byte) {
 	}
 }
 
-// Has reports whether key exists in db, without counting a keyspace hit
-// or miss (the server's check for an event, not a client's read).
-func (s *Store) Has(db int, key []byte, now int64) bool {
+// QuietListLen returns the length of key's list in db, 0 when it does not
+// exist or is not a list, without counting a keyspace hit or miss (the
+// server's count of LTRIM's changes, not a client's read).
+func (s *Store) QuietListLen(db int, key []byte, now int64) int {
 	k := s.acquire(db, key, now, false)
 	defer k.release()
-	return k.exists()
+	if k.kind() != TypeList {
+		return 0
+	}
+	return k.listHdr().count()
 }

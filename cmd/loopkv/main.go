@@ -54,6 +54,7 @@ var defaults = settings{
 	"save":         "3600 1 300 100 60 10000", "dir": "", "dbfilename": "dump.rdb",
 	"rdbcompression": "yes", "rdbchecksum": "yes", "stop-writes-on-bgsave-error": "yes",
 	"rdb-del-sync-files": "no", "enable-protected-configs": "no",
+	"notify-keyspace-events": "", // keyspace events published (Redis's letters); "" is none
 }
 
 // ignored are redis.conf directives accepted without effect.
@@ -243,6 +244,10 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 		RDBCompression: cfg["rdbcompression"], RDBChecksum: cfg["rdbchecksum"],
 		StopWritesOnBgsaveError: cfg["stop-writes-on-bgsave-error"], RDBDelSyncFiles: cfg["rdb-del-sync-files"],
 		EnableProtectedConfigs: cfg["enable-protected-configs"], LoadOnStart: true}
+	o.NotifyKeyspaceEvents = cfg["notify-keyspace-events"]
+	if msg := server.CheckNotifyKeyspaceEvents(o.NotifyKeyspaceEvents); msg != "" {
+		errs = append(errs, fmt.Errorf("notify-keyspace-events: %s", msg))
+	}
 	o.LogLevel = strings.ToLower(cfg["loglevel"])
 	lvl, ok := server.ZapLevel(o.LogLevel)
 	if !ok {
