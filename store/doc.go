@@ -83,62 +83,63 @@
 //
 // # Point-in-time snapshots
 //
-// Go cannot fork, so a background save (BGSAVE, an AOF rewrite's base)
-// gets its point-in-time image by copy-on-write of whole tables, the
-// store's equivalent of fork's copy-on-write pages (snapshot.go).
+// Go cannot fork, so a background save (BGSAVE, an AOF rewrite's base) gets
+// its point-in-time image by copy-on-write of whole tables, the store's
+// equivalent of fork's copy-on-write pages (snapshot.go).
 //
-// Snapshot locks every shard at once, as Lock(nil, true) does, so that
-// its instant falls between two operations of every shard, multi-shard
-// ones included. It counts each database's keys and keys with a TTL (for
+// Snapshot locks every shard at once, as Lock(nil, true) does, so that its
+// instant falls between two operations of every shard, multi-shard ones
+// included. It counts each database's keys and keys with a TTL (for
 // RESIZEDB) and adds itself to the pending list of every shard with a
 // non-empty table, then unlocks: O(shards × databases), nothing copied.
 //
-// From then on the first change to a pending shard copies it first.
-// Every operation that may change a table takes the shard with lockShard
-// (keyed writes and their Lock views, multi-key operations, FlushDB,
-// SwapDB, eviction, the load functions), and lockShard, after the mutex,
-// tests the pending list: one predictable branch on a field read under
-// the lock, nothing allocated. When the list is not empty, cow copies the
-// shard's tables that a pending snapshot still shows live, gives each such
-// snapshot the copy (snapshots pending on the same shard share it: nothing
-// changed since the older one), and empties the list. A table is its
-// arena's pages, its key dict's bucket arrays and the bucket arrays of its
-// hash-table and skiplist values: all pointer-free slices, so a copy is a
-// memcpy of each, the records' refs stay valid in it, and the collector
-// scans one pointer per page of it.
+// From then on the first change to a live table copies it first. A write to
+// one key (acquire: SET, HSET, LPUSH ... and the load functions) tests its
+// table's snapLive flag after the mutex, one predictable branch on a field
+// read under the lock, nothing allocated, and cowTable copies that one
+// table. Every other operation that may change a table takes the shard with
+// lockShard (multi-key operations and Lock views, FlushDB, SwapDB), which
+// tests the shard's pending list the same way and copies every table of the
+// shard still live. A copy is given to each snapshot that shows the table
+// live (snapshots pending on the same table share it: nothing changed since
+// the older one was taken); a snapshot leaves a shard's pending list when
+// none of its tables there is live. A table is its arena's pages, its key
+// dict's bucket arrays and the bucket arrays of its hash-table and skiplist
+// values: all pointer-free slices, so a copy is a memcpy of each, the
+// records' refs stay valid in it, and the collector scans one pointer per
+// page of it.
 //
 // Reads copy nothing. Reads of one or several keys, KEYS, SCAN, DBSIZE,
 // INFO's Stats, View, and the background cycles take the shard with
 // lockShardRead, which skips the test. What they may still change is not
 // part of the image: the LRU clock of the keys they touch, and the bucket
-// arrays through incremental rehash steps, which move keys between
-// buckets without changing any key, value or TTL; RehashCycle's lazy
-// freeing frees values deleted before the instant. The one content change
-// a read makes, deleting a key whose TTL has passed (lazy expiry, and
-// ActiveExpireCycle's deletions), calls cowBefore first. So under a
-// read-mostly load a save copies little more than the walk itself needs.
+// arrays through incremental rehash steps, which move keys between buckets
+// without changing any key, value or TTL; RehashCycle's lazy freeing frees
+// values deleted before the instant. The one content change a read makes,
+// deleting a key whose TTL has passed (lazy expiry, and ActiveExpireCycle's
+// deletions), calls cowBefore first. So under a read-mostly load a save
+// copies little more than the walk itself needs.
 //
 // Each walks database 0 of every shard, then database 1, and so on, as an
 // RDB file groups keys by SELECTDB. For each table it locks the shard,
 // takes the copy a writer made or, if the table is still live, copies that
-// one table itself, marks it walked (leaving the pending list when none
-// of the shard's tables is live any more), unlocks, then reads the copy
-// with no lock held, handing each key to the callback as a Value, and
-// drops the copy. So a loop waits at most for the copy of one shard's
-// tables (about 1 MB, a few hundred microseconds, at 1M keys over 64
-// shards), the walk never holds a lock while its caller compresses or
-// writes, and the extra memory is the tables written to during the save
-// and not walked yet, plus the one being walked: at most the keyspace
-// again, as with fork, and much less when writes are few or the walk is
-// ahead of them. ClonedBytes and HeldBytes report it (INFO's
+// one table itself, marks it walked, unlocks, then reads the copy with no
+// lock held, handing each key to the callback as a Value, and drops the
+// copy. So a loop waits at most for the copy of one table (a multi-key
+// write: one shard's tables), about 1 MB and a few hundred microseconds at
+// 1M keys over 64 shards, the walk never holds a lock while its caller
+// compresses or writes, and the extra memory is the tables written to
+// during the save and not walked yet, plus the one being walked: at most
+// the keyspace again, as with fork, and much less when writes are few or
+// the walk is ahead of them. ClonedBytes and HeldBytes report it (INFO's
 // rdb_last_cow_size and current_cow_size). Close drops what is left and
 // leaves every pending list.
 //
 // A Value is the walk's (or View's) read-only view of one key: its name,
-// type, encoding, TTL and idle time; a string's bytes and a compact
-// value's listpack or intset verbatim (Redis's byte formats, as RDB stores
-// them); and for the big encodings Len, Each and, for lists, Nodes (each
-// quicklist node's listpack, as RDB's quicklist 2 stores it).
+// type, encoding, TTL and idle time; a string's bytes and a compact value's
+// listpack or intset verbatim (Redis's byte formats, as RDB stores them);
+// and for the big encodings Len, Each and, for lists, Nodes (each quicklist
+// node's listpack, as RDB's quicklist 2 stores it).
 //
 // Loading is the other direction (load.go): LoadString, LoadCompact (a
 // listpack or intset, validated as Redis's deep integrity check does and

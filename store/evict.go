@@ -170,7 +170,7 @@ func (s *Store) evictBest(now int64, p Policy, samples int) bool {
 			t := &sh.dbs[pe.db]
 			r := t.keys.find(&t.a, s.hash(pe.key), pe.key)
 			if r != noRef && (!p.volatile() || recExpire(t.a.at(r)) != 0) {
-				sh.cowBefore()
+				sh.cowBefore(pe.db)
 				s.evictRec(sh, t, pe.db, r)
 				s.unlockShard(sh)
 				return true
@@ -267,7 +267,7 @@ func (s *Store) evictRandom(volatile bool) bool {
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			if r := sh.candidate(t, volatile); r != noRef {
-				sh.cowBefore()
+				sh.cowBefore(db)
 				s.evictRec(sh, t, db, r)
 				s.unlockShard(sh)
 				return true

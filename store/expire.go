@@ -122,7 +122,7 @@ func (sh *shard) expireTable(s *Store, db int, now int64, start time.Time, budge
 			r := t.expires[sh.rand()%uint64(len(t.expires))]
 			at := recExpire(t.a.at(r))
 			if at <= now {
-				sh.cowBefore()
+				sh.cowBefore(db)
 				s.expireRec(sh, t, db, r)
 				expired++
 				continue

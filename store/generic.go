@@ -82,7 +82,7 @@ func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
 	if r != noRef && t.expired(t.a.at(r), now) {
-		sh.cowBefore()
+		sh.cowBefore(db)
 		s.expireRec(sh, t, db, r)
 		r = noRef
 	}
@@ -306,7 +306,7 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 			r := t.keys.random(&t.a, sh.rand)
 			b := t.a.at(r)
 			if t.expired(b, now) {
-				sh.cowBefore()
+				sh.cowBefore(db)
 				s.expireRec(sh, t, db, r)
 				continue
 			}

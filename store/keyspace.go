@@ -235,7 +235,10 @@ type kv struct {
 func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShard(sh)
+	s.lockShardRead(sh)
+	if sh.dbs[db].snapLive { // a one-key operation copies only its table
+		sh.cowTable(db)
+	}
 	return s.lookup(sh, db, key, slot, now, read)
 }
 
@@ -292,7 +295,7 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
 		if k.t.expired(b, now) {
-			sh.cowBefore() // a read's lock copied nothing
+			sh.cowBefore(db) // a read's lock copied nothing
 			s.expireRec(sh, k.t, db, k.r)
 			k.r = noRef
 		} else {

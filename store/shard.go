@@ -63,6 +63,9 @@ type keyTable struct {
 	objFree []uint32 // free indexes of objs
 	trash   []dict   // deleted big hash-table values, freed by RehashCycle
 	slots   []uint32 // keys per hash slot of the shard's range, nil while empty
+	// snapLive: a pending snapshot shows this table live, so the first
+	// change copies it (snapshot.go)
+	snapLive bool
 }
 
 func (t *keyTable) init(total *atomic.Int64) {

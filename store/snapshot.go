@@ -78,6 +78,7 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 				sn.tabs[i*sn.dbs+db].state = tabDone
 			} else {
 				live = true
+				t.snapLive = true
 			}
 		}
 		if live {
@@ -103,11 +104,11 @@ func (s *Store) lockShardRead(sh *shard) {
 	}
 }
 
-// cowBefore copies sh's tables for pending snapshots before a change made
+// cowBefore copies table db for pending snapshots before a change made
 // under lockShardRead. Caller holds sh.mu.
-func (sh *shard) cowBefore() {
-	if len(sh.snaps) != 0 {
-		sh.cow()
+func (sh *shard) cowBefore(db int) {
+	if sh.dbs[db].snapLive {
+		sh.cowTable(db)
 	}
 }
 
@@ -182,12 +183,8 @@ func (sn *Snapshot) take(i, db int) (*keyTable, int64) {
 		t = st.t
 	}
 	*st = snapTable{state: tabDone}
-	for d := range sh.dbs {
-		if sn.tabs[i*sn.dbs+d].state == tabLive {
-			return t, size
-		}
-	}
-	sh.dropSnap(sn)
+	sh.refreshLive(db)
+	sh.pruneSnaps()
 	return t, size
 }
 
@@ -200,48 +197,77 @@ func (sn *Snapshot) Close() {
 	for i := range sn.ks.shards {
 		sh := &sn.ks.shards[i]
 		sh.mu.Lock()
-		sh.dropSnap(sn)
 		for db := range sh.dbs {
 			st := &sn.tabs[i*sn.dbs+db]
 			if st.state == tabCopied {
 				sn.held.Add(-st.size)
 			}
 			*st = snapTable{state: tabDone}
+			sh.refreshLive(db)
 		}
+		sh.pruneSnaps()
 		sh.mu.Unlock()
 	}
 }
 
-// dropSnap removes sn from the snapshots waiting for sh. Caller holds sh.mu.
-func (sh *shard) dropSnap(sn *Snapshot) {
-	if i := slices.Index(sh.snaps, sn); i >= 0 {
-		sh.snaps = slices.Delete(sh.snaps, i, i+1)
+// refreshLive recomputes whether a pending snapshot shows table db live.
+// Caller holds sh.mu.
+func (sh *shard) refreshLive(db int) {
+	live := false
+	for _, sn := range sh.snaps {
+		live = live || sn.tabs[sh.idx*sn.dbs+db].state == tabLive
+	}
+	sh.dbs[db].snapLive = live
+}
+
+// pruneSnaps removes from sh's pending list the snapshots that show none
+// of its tables live any more. Caller holds sh.mu.
+func (sh *shard) pruneSnaps() {
+	keep := sh.snaps[:0]
+	for _, sn := range sh.snaps {
+		for db := range sh.dbs {
+			if sn.tabs[sh.idx*sn.dbs+db].state == tabLive {
+				keep = append(keep, sn)
+				break
+			}
+		}
+	}
+	clear(sh.snaps[len(keep):])
+	sh.snaps = keep
+}
+
+// cow copies every table of sh that a pending snapshot shows live, before
+// the caller (which took lockShard) changes any, and leaves sh with no
+// pending snapshot. Caller holds sh.mu.
+func (sh *shard) cow() {
+	for db := range sh.dbs {
+		if sh.dbs[db].snapLive {
+			sh.cowTable(db)
+		}
 	}
 }
 
-// cow copies sh's tables for every snapshot still showing them live, before
-// the caller changes one of them, and leaves sh with no pending snapshot.
-// Snapshots waiting for the same table share its copy: none of them saw a
-// change since it was taken. Caller holds sh.mu.
-func (sh *shard) cow() {
-	for db := range sh.dbs {
-		var c *keyTable
-		var size int64
-		for _, sn := range sh.snaps {
-			st := &sn.tabs[sh.idx*sn.dbs+db]
-			if st.state != tabLive {
-				continue
-			}
-			if c == nil {
-				c, size = sh.dbs[db].snapCopy()
-			}
-			*st = snapTable{t: c, size: size, state: tabCopied}
-			sn.cloned.Add(size)
-			sn.held.Add(size)
+// cowTable copies table db for every snapshot still showing it live,
+// before the caller changes it. Snapshots waiting for the same table share
+// its copy: none of them saw a change since it was taken. Caller holds
+// sh.mu.
+func (sh *shard) cowTable(db int) {
+	var c *keyTable
+	var size int64
+	for _, sn := range sh.snaps {
+		st := &sn.tabs[sh.idx*sn.dbs+db]
+		if st.state != tabLive {
+			continue
 		}
+		if c == nil {
+			c, size = sh.dbs[db].snapCopy()
+		}
+		*st = snapTable{t: c, size: size, state: tabCopied}
+		sn.cloned.Add(size)
+		sn.held.Add(size)
 	}
-	clear(sh.snaps)
-	sh.snaps = sh.snaps[:0]
+	sh.dbs[db].snapLive = false
+	sh.pruneSnaps()
 }
 
 // snapCopy returns a read-only copy of the table as a snapshot needs it:

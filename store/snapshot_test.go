@@ -299,9 +299,9 @@ func TestSnapshotRoundTripsEveryEncoding(t *testing.T) {
 	}
 }
 
-// TestSnapshotCopiesOnlyWhatChanges: a write to a shard copies its tables
-// once, before the change; reads copy nothing; the walk copies the rest
-// one table at a time and drops each copy.
+// TestSnapshotCopiesOnWrite: a write to a key copies its table once,
+// before the change, and no other table; the walk copies the rest one
+// table at a time and drops each copy.
 func TestSnapshotCopiesOnWrite(t *testing.T) {
 	s := New(Options{Shards: 4})
 	for i := 0; i < 1000; i++ {
@@ -319,6 +319,11 @@ func TestSnapshotCopiesOnWrite(t *testing.T) {
 	one := sn.ClonedBytes()
 	if one == 0 || sn.HeldBytes() != one {
 		t.Fatalf("after a write: cloned %d, held %d", one, sn.HeldBytes())
+	}
+	// only the written table: the shard's table of db 1 is still live
+	if i := s.shardIndex([]byte("k1")); sn.tabs[i*sn.dbs+1].state != tabLive || !s.shards[i].dbs[1].snapLive ||
+		len(s.shards[i].snaps) != 1 || sn.tabs[i*sn.dbs].state != tabCopied {
+		t.Fatal("a write to db 0 did not copy exactly its table")
 	}
 	s.Set(0, []byte("k1"), []byte("again"), t0, SetOptions{})
 	if sn.ClonedBytes() != one {
