@@ -228,17 +228,6 @@ var serverSettings = []configParam{
 		Help: "CLASS HARD SOFT SECONDS: close a client (normal, replica, pubsub) whose unsent replies pass HARD"},
 		get:   func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
 		apply: func(s *Server, v config.Value) { _ = setOutputBufferLimit(s, v.S) }},
-	{Setting: config.Setting{Name: "appendonly", Default: "no", Type: config.Bool{},
-		Help: "append-only file (accepted as no; loopkv does not persist yet)"},
-		get: func(*Server) string { return "no" },
-		set: func(_ *Server, v string) string {
-			if strings.EqualFold(v, "no") {
-				return ""
-			}
-			return "loopkv does not persist: appendonly must be no"
-		}},
-	settable(config.Setting{Name: "appendfsync", Default: "everysec", Type: config.Enum{"everysec", "always", "no"},
-		Help: "append-only file fsync policy (accepted; no effect yet)"}),
 	settable(config.Setting{Name: "tcp-keepalive", Default: "300", Type: config.Int{Max: math.MaxInt32},
 		Help: "TCP keepalive period in seconds (accepted; no effect)"}),
 	settable(config.Setting{Name: "hz", Default: "10", Type: config.Int{Max: math.MaxInt32},

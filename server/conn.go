@@ -69,6 +69,9 @@ type connState struct {
 	tls       *tlsConn // nil for a plaintext connection
 	idx       int      // position in ls.conns
 	needWake  bool     // a batch stopped at batchOutLimit with commands left
+	held      *[]byte  // replies waiting for the AOF fsync (aof_hold.go); nil when none
+	heldSeq   uint64   // guarded by the hold table's mu: the change held waits for
+	inHold    bool     // guarded by the hold table's mu: listed in it
 	pubCmd    *command // the values last published to shared, to skip unchanged stores
 	pubActive int64
 	pubQbuf   int64
@@ -172,11 +175,17 @@ var rejectMaxClients = []byte("-ERR max number of clients reached\r\n")
 // keeps an incomplete trailing command in cs.pending, seals the replies in
 // ls.out and reports the ciphertext it consumed.
 func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
+	if cs.held != nil { // replies waiting for the AOF fsync go first (aof_hold.go)
+		var ok bool
+		if ls.out, ok = h.s.takeHeld(cs, ls.out); !ok {
+			return 0, false // still waiting: run nothing
+		}
+	}
 	if cs.tls != nil {
 		return h.onDataTLS(cs, ls, in)
 	}
 	s := h.s
-	out := ls.out[:0]
+	out := ls.out                       // empty, or the replies released above
 	out = h.deliverPending(cs, ls, out) // outbox.go
 	n, out, closeAfter := h.runBatch(cs, ls, in, out)
 	ls.out = out
@@ -229,6 +238,10 @@ func (h *handler) runBatch(cs *connState, ls *loopState, in, out []byte) (int, [
 // buffer limit. It reports whether the connection must close. owning loop
 // only.
 func (h *handler) flush(cs *connState, ls *loopState) bool {
+	if cs.cl.ctx.propSeq != 0 && h.s.holdReplies(cs, ls) { // aof_hold.go: appendfsync always
+		cs.needWake = false // the release wakes the connection
+		return false
+	}
 	if len(ls.out) > 0 {
 		// A TLS connection's ls.out is sealed already (onDataTLS).
 		if err := cs.tc.Write(ls.out); err != nil {
@@ -272,6 +285,10 @@ func (h *handler) onClose(cs *connState) {
 	h.s.unsubscribeAll(&cs.cl)
 	h.s.trackingOff(&cs.cl)
 	h.closeTLS(cs)
+	if cs.held != nil { // replies held for the AOF fsync (aof_hold.go)
+		h.s.unhold(cs)
+		freeHeld(cs)
+	}
 	ls := cs.ls
 	last := len(ls.conns) - 1
 	if cs.idx <= last && ls.conns[cs.idx] == cs {
@@ -324,6 +341,7 @@ func (h *handler) tick(n int) {
 	reanchorClock()
 	h.s.activeExpire(nowMs(), expireBudget)
 	h.s.persistTick(time.Now()) // persist.go: the save rules
+	h.s.aofTick()               // aof.go: write status, rewrites
 	if n%sweepEvery != 0 {
 		return
 	}

@@ -177,10 +177,8 @@ func (s *Server) infoMemory(b []byte) []byte {
 
 func (s *Server) infoPersistence(b []byte) []byte {
 	b = append(b, "# Persistence\r\n"...)
-	b = s.infoRDB(b) // persist.go
-	b = infoInt(b, "aof_enabled", 0)
-	b = infoInt(b, "aof_rewrite_in_progress", 0)
-	return infoLine(b, "aof_last_bgrewrite_status", "ok")
+	b = s.infoRDB(b)    // persist.go
+	return s.infoAOF(b) // aof.go
 }
 
 func (s *Server) infoStats(b []byte) []byte {

@@ -84,6 +84,9 @@ type Options struct {
 	// NotifyKeyspaceEvents is notify-keyspace-events, Redis's flag letters
 	// (notify.go); "" publishes no keyspace event.
 	NotifyKeyspaceEvents string
+	// AOF configures the append-only file (aof.go); its directory is
+	// under Persist.Dir, as Redis's appenddirname is under dir.
+	AOF AOFOptions
 	// MetricsPort serves Prometheus metrics on http://Bind:MetricsPort/metrics
 	// when not 0 (metrics.go); negative picks a free port.
 	MetricsPort int
@@ -155,6 +158,7 @@ type liveConfig struct {
 	obs            obsConfig       // slow log, latency monitor and tracking
 	prot           protectedConfig // protected-mode
 	persist        persistConfig   // save, dir, dbfilename and the other RDB settings (persist.go)
+	aof            aofConfig       // appendonly and the other AOF settings (aof.go)
 
 	miscMu sync.Mutex
 	miscKV map[string]string // settings with no effect, as last set

@@ -233,14 +233,6 @@ func (s *Server) persistTick(now time.Time) {
 	}
 }
 
-// aofRewriteRunning reports whether an AOF rewrite runs: Redis's other
-// child process, which BGSAVE waits for. The seam for the AOF.
-func (s *Server) aofRewriteRunning() bool { return false }
-
-// flushAOF writes and fsyncs what the AOF holds before a shutdown. The
-// seam for the AOF (propagate*.go); nil while there is none.
-func (s *Server) flushAOF() error { return nil }
-
 // persistLoading reports whether the start-up load runs (-LOADING).
 func (s *Server) persistLoading() bool { return s.persist.loading.Load() }
 
@@ -288,10 +280,16 @@ func (s *Server) checkDiskError(c *cmdCtx, cmd *command) string {
 	if !s.persist.bgErr.Load() || !s.cfg.persist.stopWrites.Load() || len(*s.cfg.persist.points.Load()) == 0 {
 		return ""
 	}
-	if cmd.Flags&flagWrite != 0 || cmd.Name == "ping" && cmd.parent == nil || cmd.Name == "exec" && cmd.parent == nil && c.cl.multi.hasWrite() {
+	if writeDenied(c, cmd) {
 		return errMisconf
 	}
 	return ""
+}
+
+// writeDenied reports whether a disk error refuses cmd: writes, PING, and
+// an EXEC that would run a write (Redis's processCommand, deny_write_type).
+func writeDenied(c *cmdCtx, cmd *command) bool {
+	return cmd.Flags&flagWrite != 0 || cmd.Name == "ping" && cmd.parent == nil || cmd.Name == "exec" && cmd.parent == nil && c.cl.multi.hasWrite()
 }
 
 // hasWrite reports whether the transaction queued a write command.

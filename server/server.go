@@ -68,6 +68,7 @@ type Server struct {
 	latency     latencyMonitor
 	monitors    monitorList            // monitor.go
 	prop        propagator             // the change stream (propagate.go)
+	aof         aofState               // the append-only file (aof.go)
 	metricsAddr atomic.Pointer[string] // the metrics listener, once Serve runs; "" when off
 	obsErr      error                  // an observability setting was refused; Serve returns it
 
@@ -103,6 +104,9 @@ func (s *Server) setup() {
 	s.bare = newLoopStats()
 	s.obsErr = s.cfg.obs.load(s, s.opts)
 	s.persistErr = s.cfg.persist.load(s, s.opts.Persist) // persist.go
+	if s.persistErr == nil {
+		s.persistErr = s.cfg.aof.load(s, s.opts.AOF) // aof.go
+	}
 	s.log = s.opts.Logger
 	if s.store == nil {
 		s.store = store.New(store.Options{Databases: s.opts.Databases})
@@ -197,8 +201,15 @@ func (s *Server) Serve() error {
 	s.trMu.Unlock()
 	defer close(s.done)
 	defer s.tls.close()
-	if err := s.loadOnStart(); err != nil { // persist_load.go: before listening, as Redis
+	loaded, err := s.loadAOF() // aof.go: with appendonly yes the AOF wins over the RDB file
+	if err != nil {
 		return err
+	}
+	defer s.closeAOF()
+	if !loaded {
+		if err := s.loadOnStart(); err != nil { // persist_load.go: before listening, as Redis
+			return err
+		}
 	}
 	maddr, stopMetrics, err := s.startMetrics() // metrics.go
 	if err != nil {

@@ -108,6 +108,10 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 			c.rejectQueued(cmd, msg)
 			return
 		}
+		if msg := s.checkAOFError(c, cmd); msg != "" { // aof.go: MISCONF
+			c.rejectQueued(cmd, msg)
+			return
+		}
 		if cl.sub != nil && cl.proto == 2 && cl.subscribed() && !subAllowed(cmd) {
 			c.rejectQueued(cmd, subscribedError(cmd)) // pubsub.go
 			return

@@ -405,7 +405,7 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 		h.finishJob(cs)
 	}
 	consumed, closeAfter := 0, false
-	out := ls.out[:0]
+	out := ls.out // empty, or the replies onData released (aof_hold.go)
 	if tc.established {
 		out = h.deliverPending(cs, ls, out) // outbox.go
 	}

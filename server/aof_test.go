@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func init() {
+	engineSuite = append(engineSuite, []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"AOFRestartKeepsWrites", TestAOFRestartKeepsWrites},
+		{"AOFConfigAndRewrite", TestAOFConfigAndRewrite},
+	}...)
+}
+
+// aofServer starts a server with appendonly yes in dir.
+func aofServer(t *testing.T, dir, fsync string) (*Server, *rawConn) {
+	t.Helper()
+	s, _ := startServer(t, Options{Persist: PersistOptions{Dir: dir},
+		AOF: AOFOptions{AppendOnly: "yes", AppendFsync: fsync}})
+	return s, dialRaw(t, s.Addr())
+}
+
+func stopServer(t *testing.T, s *Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAOFRestartKeepsWrites writes through a server with appendonly yes
+// (appendfsync always), rewrites, writes more, stops it, and checks that
+// a new server on the same directory, and redis-server, load the same
+// keyspace.
+func TestAOFRestartKeepsWrites(t *testing.T) {
+	dir := t.TempDir()
+	s, rc := aofServer(t, dir, "always")
+	for _, cmd := range [][]string{
+		{"SET", "a", "1"}, {"SET", "t", "v", "EX", "1000"}, {"RPUSH", "l", "x", "y", "z"},
+		{"SADD", "s", "m1", "m2"}, {"SPOP", "s"}, {"HSET", "h", "f", "v"}, {"ZADD", "z", "1", "a", "2", "b"},
+		{"SELECT", "3"}, {"INCRBYFLOAT", "f", "1.5"}, {"MULTI"}, {"INCR", "n"}, {"INCR", "n"}, {"EXEC"},
+	} {
+		if r := rc.do(cmd...); strings.HasPrefix(r, "-") {
+			t.Fatalf("%v: %q", cmd, r)
+		}
+	}
+	if r := rc.do("BGREWRITEAOF"); r != "+Background append only file rewriting started\r\n" {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	waitRewrite(t, rc)
+	rc.do("SELECT", "0")
+	rc.do("RPUSH", "l", "after")
+	rc.do("DEL", "a")
+	want := dumpKeyspace(t, rc)
+	if !strings.Contains(want, "after") || !strings.Contains(want, "db3 n") {
+		t.Fatalf("unexpected keyspace:\n%s", want)
+	}
+	stopServer(t, s)
+
+	_, rc2 := aofServer(t, dir, "always")
+	if got := dumpKeyspace(t, rc2); got != want {
+		t.Errorf("after restart:\n%s\nwant:\n%s", got, want)
+	}
+	if got := dumpKeyspace(t, dialRaw(t, startRefRedis(t, "--dir", dir, "--appendonly", "yes"))); got != want {
+		t.Errorf("redis-server loading our AOF:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// waitRewrite waits until INFO persistence shows no rewrite running.
+func waitRewrite(t *testing.T, rc *rawConn) {
+	t.Helper()
+	for i := 0; ; i++ {
+		info := rc.do("INFO", "persistence")
+		if strings.Contains(info, "aof_rewrite_in_progress:0") && !strings.Contains(info, "aof_rewrite_scheduled:1") {
+			return
+		}
+		if i > 1000 {
+			t.Fatalf("rewrite still running:\n%s", info)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestAOFConfigAndRewrite: CONFIG SET appendonly yes at run time writes
+// the dataset as the AOF's base, the AOF settings answer CONFIG GET as
+// Redis's do, and INFO persistence has Redis 7.0's aof fields.
+func TestAOFConfigAndRewrite(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := startServer(t, Options{Persist: PersistOptions{Dir: dir}})
+	rc := dialRaw(t, s.Addr())
+	rc.do("SET", "before", "1")
+	if r := rc.do("CONFIG", "SET", "appendonly", "yes"); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET appendonly yes: %q", r)
+	}
+	rc.do("SET", "after", "2")
+	waitRewrite(t, rc)
+	info := rc.do("INFO", "persistence")
+	for _, f := range []string{"aof_enabled:1", "aof_last_write_status:ok", "aof_last_bgrewrite_status:ok", "aof_current_size:", "aof_base_size:"} {
+		if !strings.Contains(info, f) {
+			t.Errorf("INFO persistence lacks %q:\n%s", f, info)
+		}
+	}
+	ref := dialRaw(t, startRefRedis(t))
+	for _, p := range []string{"appendfsync", "appenddirname", "appendfilename", "auto-aof-rewrite-percentage",
+		"auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble", "aof-timestamp-enabled"} {
+		if a, b := rc.do("CONFIG", "GET", p), ref.do("CONFIG", "GET", p); a != b {
+			t.Errorf("CONFIG GET %s: loopkv %q, redis %q", p, a, b)
+		}
+	}
+	for _, kv := range [][2]string{{"appendfsync", "sometimes"}, {"appenddirname", "x"}, {"auto-aof-rewrite-percentage", "-1"}} {
+		a, b := rc.do("CONFIG", "SET", kv[0], kv[1]), ref.do("CONFIG", "SET", kv[0], kv[1])
+		if a != b {
+			t.Errorf("CONFIG SET %s %s: loopkv %q, redis %q", kv[0], kv[1], a, b)
+		}
+	}
+	want := dumpKeyspace(t, rc)
+	stopServer(t, s)
+	if _, err := os.Stat(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")); err != nil {
+		t.Fatal(err)
+	}
+	_, rc2 := aofServer(t, dir, "everysec")
+	if got := dumpKeyspace(t, rc2); got != want {
+		t.Errorf("after restart:\n%s\nwant:\n%s", got, want)
+	}
+}
