@@ -176,7 +176,7 @@ func (p *propagator) journal(c *cmdCtx, exists func(db int, key []byte) bool) {
 	}
 	for ; c.propJ < lj.j.Entries(); c.propJ++ {
 		db, key, kind := lj.j.Entry(c.propJ)
-		if kind != store.JournalNew && (exists == nil || !exists(db, key)) {
+		if (kind == store.JournalExpired || kind == store.JournalEvicted) && (exists == nil || !exists(db, key)) {
 			p.del(db, key)
 		}
 	}
