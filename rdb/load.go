@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/loopkv/loopkv/store"
 )
@@ -71,6 +72,7 @@ func (l *loader) run() error {
 	r := l.d.r
 	db := 0
 	var expireAt int64
+	idle := int64(-1) // the key's IDLE, when the file gives one
 	for {
 		at := r.offset()
 		t, err := r.byte("an opcode")
@@ -97,9 +99,11 @@ func (l *loader) run() error {
 				return err
 			}
 		case opIdle:
-			if _, err := r.readCount("an LRU idle time"); err != nil {
+			n, err := r.readCount("an LRU idle time")
+			if err != nil {
 				return err
 			}
+			idle = int64(min(n, 1<<40))
 		case opSelectDB:
 			n, err := r.readCount("a database number")
 			if err != nil {
@@ -126,10 +130,10 @@ func (l *loader) run() error {
 		case opFunction2, opFunctionPre:
 			return errAt(at, "functions (opcode "+strconv.Itoa(int(t))+") are not supported")
 		default:
-			if err := l.key(db, t, at, expireAt); err != nil {
+			if err := l.key(db, t, at, expireAt, idle); err != nil {
 				return err
 			}
-			expireAt = 0
+			expireAt, idle = 0, -1
 		}
 	}
 }
@@ -187,8 +191,9 @@ func (l *loader) aux() error {
 }
 
 // key reads a key and its value of type t (whose type byte was at at) and
-// inserts it.
-func (l *loader) key(db int, t byte, at, expireAt int64) error {
+// inserts it with TTL expireAt and, when idle >= 0, that LRU idle time in
+// seconds (Redis applies IDLE unless the policy is LFU; FREQ is ignored).
+func (l *loader) key(db int, t byte, at, expireAt, idle int64) error {
 	d := &l.d
 	d.reset()
 	k, err := d.str("a key")
@@ -216,6 +221,13 @@ func (l *loader) key(db int, t byte, at, expireAt int64) error {
 			return errAt(at, "duplicate key "+strconv.Quote(string(key))+" in database "+strconv.Itoa(db))
 		}
 		return errAt(at, "key "+strconv.Quote(string(key))+": "+err.Error())
+	}
+	if idle >= 0 {
+		now := l.o.Now
+		if now == 0 {
+			now = time.Now().UnixMilli()
+		}
+		l.s.SetIdle(db, key, now, idle)
 	}
 	l.st.Keys++
 	if expireAt != 0 {

@@ -17,6 +17,7 @@ type Options struct {
 	Compress bool              // rdbcompression: LZF for strings over 20 bytes
 	Checksum bool              // rdbchecksum: the CRC64 trailer (else eight zero bytes)
 	Aux      map[string]string // extra aux fields (e.g. "aof-base": "1"); they may override the standard ones
+	Idle     bool              // write each key's IDLE (Redis does under an LRU maxmemory-policy)
 	Now      int64             // Unix ms for the ctime aux field; 0 for the clock's
 	UsedMem  int64             // the used-mem aux field
 }
@@ -119,7 +120,7 @@ func (e *encoder) list(v *store.Value) {
 
 // Write writes the snapshot sn as a whole RDB file to w: the magic
 // REDIS0010, aux fields, each database's SELECTDB and RESIZEDB and keys
-// (with EXPIRETIME_MS and IDLE when known), EOF and the CRC64. It does not
+// (with EXPIRETIME_MS, and IDLE when o.Idle and known), EOF and the CRC64. It does not
 // close sn.
 func Write(w io.Writer, sn *store.Snapshot, o Options) (Stats, error) {
 	e := &encoder{w: w, buf: make([]byte, 0, 2*flushAt), crc: crcInit}
@@ -140,7 +141,7 @@ func Write(w io.Writer, sn *store.Snapshot, o Options) (Stats, error) {
 			e.buf = binary.LittleEndian.AppendUint64(append(e.buf, opExpireTimeMs), uint64(v.ExpireAt))
 			st.Expires++
 		}
-		if v.Idle > 0 {
+		if o.Idle && v.Idle > 0 {
 			e.buf = appendLen(append(e.buf, opIdle), uint64(v.Idle))
 		}
 		e.key(v)

@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,10 +75,11 @@ func checkRDB(t *testing.T, path string) {
 // same keys, contents, encodings and TTLs.
 func TestWriteRedisLoads(t *testing.T) {
 	sizes := map[bool]int64{}
-	for _, o := range []Options{{Compress: true, Checksum: true}, {Compress: false, Checksum: false}} {
+	for _, o := range []Options{{Compress: true, Checksum: true, Idle: true}, {Compress: false, Checksum: false, Idle: true}} {
 		t.Run("compress="+strconv.FormatBool(o.Compress), func(t *testing.T) {
 			s := store.New(store.Options{})
 			fillStore(t, s)
+			s.SetIdle(0, []byte("s:embstr"), time.Now().UnixMilli(), 5000)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "dump.rdb")
 			sn := s.Snapshot()
@@ -93,6 +95,10 @@ func TestWriteRedisLoads(t *testing.T) {
 			sizes[o.Compress] = st.Bytes
 			checkRDB(t, path)
 			r := startRedis(t, dir, "dump.rdb")
+			// IDLE went both ways (checked before the reads that reset it).
+			if idle := r.c.ObjectIdleTime(context.Background(), "s:embstr").Val(); idle < 4990*time.Second || idle > 5100*time.Second {
+				t.Errorf("redis OBJECT IDLETIME %v, want ~5000 s", idle)
+			}
 			for _, db := range []int{0, 3} {
 				compareDumps(t, storeDump(t, s, db), redisDump(t, r.c, db))
 			}
@@ -100,6 +106,9 @@ func TestWriteRedisLoads(t *testing.T) {
 			s2 := store.New(store.Options{})
 			if _, err := LoadFile(path, s2, LoadOptions{Now: time.Now().UnixMilli()}); err != nil {
 				t.Fatal(err)
+			}
+			if info, _ := s2.Object(0, []byte("s:embstr"), time.Now().UnixMilli()); info.Idle < 4990_000 || info.Idle > 5100_000 {
+				t.Errorf("reloaded idle %d ms, want ~5000 s", info.Idle)
 			}
 			for _, db := range []int{0, 3} {
 				compareDumps(t, storeDump(t, s2, db), storeDump(t, s, db))
