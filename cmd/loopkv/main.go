@@ -55,11 +55,15 @@ var defaults = settings{
 	"rdbcompression": "yes", "rdbchecksum": "yes", "stop-writes-on-bgsave-error": "yes",
 	"rdb-del-sync-files": "no", "enable-protected-configs": "no",
 	"notify-keyspace-events": "", // keyspace events published (Redis's letters); "" is none
+	"appendonly":             "no", "appendfsync": "everysec", "appenddirname": "appendonlydir",
+	"appendfilename": "appendonly.aof", "auto-aof-rewrite-percentage": "100", "auto-aof-rewrite-min-size": "64mb",
+	"aof-load-truncated": "yes", "aof-use-rdb-preamble": "yes", "aof-timestamp-enabled": "no",
+	"aof-rewrite-incremental-fsync": "yes",
 }
 
 // ignored are redis.conf directives accepted without effect.
 var ignored = map[string]bool{
-	"appendonly": true, "appendfsync": true, "daemonize": false, "tcp-backlog": true,
+	"daemonize": false, "tcp-backlog": true,
 	"tcp-keepalive": true, "hz": true,
 	"supervised": true, "pidfile": true, "io-threads": true,
 }
@@ -244,6 +248,11 @@ func buildOptions(cfg settings) (server.Options, zap.AtomicLevel, error) {
 		RDBCompression: cfg["rdbcompression"], RDBChecksum: cfg["rdbchecksum"],
 		StopWritesOnBgsaveError: cfg["stop-writes-on-bgsave-error"], RDBDelSyncFiles: cfg["rdb-del-sync-files"],
 		EnableProtectedConfigs: cfg["enable-protected-configs"], LoadOnStart: true}
+	o.AOF = server.AOFOptions{AppendOnly: cfg["appendonly"], AppendFsync: cfg["appendfsync"],
+		AppendDirName: cfg["appenddirname"], AppendFilename: cfg["appendfilename"],
+		AutoAOFRewritePercentage: cfg["auto-aof-rewrite-percentage"], AutoAOFRewriteMinSize: cfg["auto-aof-rewrite-min-size"],
+		AOFLoadTruncated: cfg["aof-load-truncated"], AOFUseRDBPreamble: cfg["aof-use-rdb-preamble"],
+		AOFTimestampEnabled: cfg["aof-timestamp-enabled"], AOFRewriteIncrementalSync: cfg["aof-rewrite-incremental-fsync"]}
 	o.NotifyKeyspaceEvents = cfg["notify-keyspace-events"]
 	if msg := server.CheckNotifyKeyspaceEvents(o.NotifyKeyspaceEvents); msg != "" {
 		errs = append(errs, fmt.Errorf("notify-keyspace-events: %s", msg))
