@@ -155,7 +155,30 @@ type loopJournal struct {
 	store *store.Store // s.store.WithJournal(&j); nil until the loop's first command
 	done  int          // entries of j already published
 	buf   []byte       // channel names of the event being published
+	enc   [2][]byte    // the message of a publish, RESP2 and RESP3 (pubsub.go)
 }
+
+// encScratch returns the buffers publish encodes a message into: the
+// loop's, or new ones for a client without a loop.
+func (c *cmdCtx) encScratch() (b2, b3 []byte) {
+	if c.jl == nil {
+		return make([]byte, 0, 256), make([]byte, 0, 256)
+	}
+	if c.jl.enc[0] == nil {
+		c.jl.enc = [2][]byte{make([]byte, 0, 256), make([]byte, 0, 256)}
+	}
+	return c.jl.enc[0][:0], c.jl.enc[1][:0]
+}
+
+// keepEncScratch keeps the buffers publish used, grown, for the next one.
+func (c *cmdCtx) keepEncScratch(b2, b3 []byte) {
+	if c.jl != nil && cap(b2) <= journalScratchKeep && cap(b3) <= journalScratchKeep {
+		c.jl.enc = [2][]byte{b2[:0], b3[:0]}
+	}
+}
+
+// journalScratchKeep bounds the scratch a loop keeps between publishes.
+const journalScratchKeep = 64 << 10
 
 // loopStore returns the store view and journal cl's commands run on: its
 // loop's, or the plain store (no journal) for a client without a loop.
@@ -267,8 +290,7 @@ func (s *Server) publishJournaled(c *cmdCtx, flags notifyClass, db int, key []by
 // built in the loop's scratch (or a stack buffer for a client without a
 // loop).
 func (s *Server) publishKeyEvent(c *cmdCtx, flags notifyClass, db int, event string, key []byte) {
-	var stack [128]byte
-	buf := stack[:0]
+	var buf []byte
 	if c.jl != nil {
 		buf = c.jl.buf[:0]
 	}
@@ -280,7 +302,7 @@ func (s *Server) publishKeyEvent(c *cmdCtx, flags notifyClass, db int, event str
 		buf = appendEventChannel(buf[:0], "__keyevent@", db, eventBytes(event))
 		s.publish(c, false, buf, key)
 	}
-	if c.jl != nil {
+	if c.jl != nil && cap(buf) <= journalScratchKeep {
 		c.jl.buf = buf
 	}
 }
@@ -386,28 +408,15 @@ func (c *cmdCtx) notifyRename() {
 }
 
 // delKeys deletes keys as DEL and UNLINK do and returns how many existed,
-// counting each and publishing its "del". Without generic events it is
-// one store call; with them, the keys are locked together and deleted one
-// by one, so that the events name the keys that existed.
+// counting each and publishing its "del" (under the keys' locks: the
+// events name exactly the keys that existed).
 func (c *cmdCtx) delKeys(keys [][]byte) int {
 	if !c.srv.notifyOn(notifyGeneric) {
 		n := c.store.DelKeys(c.db(), keys, c.now)
 		c.addDirty(n)
 		return n
 	}
-	st := c.store
-	if !c.cl.execing { // inside EXEC the view holds the keys' shards already
-		st = c.store.Lock(keys, false)
-		defer st.Unlock()
-	}
-	n := 0
-	for _, k := range keys {
-		if st.Del(c.db(), k, c.now) {
-			c.notify(notifyGeneric, "del", k)
-			n++
-		}
-	}
-	return n
+	return c.store.DelKeysFunc(c.db(), keys, c.now, func(k []byte) { c.notify(notifyGeneric, "del", k) })
 }
 
 // flushAllCount is the number of keys FLUSHALL removes, for the change

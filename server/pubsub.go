@@ -241,7 +241,7 @@ func (s *Server) publish(c *cmdCtx, shard bool, channel, msg []byte) int {
 	}
 	n := 0
 	lim := s.cfg.pubsubLimit()
-	var buf2, buf3 [256]byte // the message encoded once per protocol
+	buf2, buf3 := c.encScratch() // the message encoded once per protocol (notify.go)
 	t.mu.RLock()
 	if subs := t.m[k][string(channel)]; len(subs) > 0 {
 		enc := msgEncoding{k: k, channel: channel, msg: msg, b: [2][]byte{buf2[:0], buf3[:0]}}
@@ -249,20 +249,23 @@ func (s *Server) publish(c *cmdCtx, shard bool, channel, msg []byte) int {
 			s.deliver(c, sub, &enc, lim)
 			n++
 		}
+		buf2, buf3 = enc.b[0][:0], enc.b[1][:0] // keep what the encoding grew
 	}
 	if !shard && t.patterns.Load() > 0 {
 		for pat, subs := range t.m[kindPattern] {
 			if !store.Match([]byte(pat), channel) {
 				continue
 			}
-			enc := msgEncoding{k: kindPattern, pat: []byte(pat), channel: channel, msg: msg, b: [2][]byte{buf2[:0], buf3[:0]}}
+			enc := msgEncoding{k: kindPattern, pat: eventBytes(pat), channel: channel, msg: msg, b: [2][]byte{buf2[:0], buf3[:0]}}
 			for _, sub := range subs {
 				s.deliver(c, sub, &enc, lim)
 				n++
 			}
+			buf2, buf3 = enc.b[0][:0], enc.b[1][:0]
 		}
 	}
 	t.mu.RUnlock()
+	c.keepEncScratch(buf2, buf3)
 	return n
 }
 

@@ -145,3 +145,20 @@ func (s *Store) QuietListLen(db int, key []byte, now int64) int {
 	}
 	return k.listHdr().count()
 }
+
+// DelKeysFunc is DelKeys calling deleted, under the keys' locks, with each
+// key it deleted, in order (DEL's keyspace events name them).
+func (s *Store) DelKeysFunc(db int, keys [][]byte, now int64, deleted func(key []byte)) int {
+	var m shardSet
+	s.lockKeys(&m, keys, 1)
+	defer s.unlockSet(&m)
+	n := 0
+	for _, key := range keys {
+		if k := s.find(db, key, now, false); k.exists() {
+			k.del()
+			deleted(key)
+			n++
+		}
+	}
+	return n
+}
