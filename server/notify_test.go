@@ -23,6 +23,19 @@ func nextMessage(t *testing.T, ch <-chan *redis.Message) *redis.Message {
 	}
 }
 
+// subscribeGoRedis subscribes a go-redis client to channel and returns its
+// messages.
+func subscribeGoRedis(t *testing.T, addr, channel string) <-chan *redis.Message {
+	t.Helper()
+	c := newGoRedis(t, redis.Options{Addr: addr})
+	ps := c.Subscribe(context.Background(), channel)
+	if _, err := ps.Receive(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ps.Close() })
+	return ps.Channel()
+}
+
 // go-redis's PubSub receives keyspace and keyevent messages (RESP2 and
 // RESP3), with notify-keyspace-events set through Options as the daemon
 // sets it from redis.conf.
@@ -61,12 +74,7 @@ func TestNotifyGoRedisPubSub(t *testing.T) {
 func TestNotifyActiveExpiry(t *testing.T) {
 	s, _ := startServer(t, Options{Loops: 2, NotifyKeyspaceEvents: "Ex"})
 	ctx := context.Background()
-	c := newGoRedis(t, redis.Options{Addr: s.Addr()})
-	ps := c.Subscribe(ctx, "__keyevent@3__:expired")
-	if _, err := ps.Receive(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ch := ps.Channel()
+	ch := subscribeGoRedis(t, s.Addr(), "__keyevent@3__:expired")
 	w := newGoRedis(t, redis.Options{Addr: s.Addr(), DB: 3})
 	want := map[string]bool{}
 	for i := range 20 {
@@ -92,12 +100,7 @@ func TestNotifyActiveExpiry(t *testing.T) {
 func TestNotifyEvicted(t *testing.T) {
 	s, _ := startServer(t, Options{Loops: 2, NotifyKeyspaceEvents: "Ee"})
 	ctx := context.Background()
-	c := newGoRedis(t, redis.Options{Addr: s.Addr()})
-	ps := c.Subscribe(ctx, "__keyevent@0__:evicted")
-	if _, err := ps.Receive(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ch := ps.Channel()
+	ch := subscribeGoRedis(t, s.Addr(), "__keyevent@0__:evicted")
 	w := newGoRedis(t, redis.Options{Addr: s.Addr()})
 	for i := range 2000 {
 		w.Set(ctx, fmt.Sprintf("key:%d", i), "some value of a few bytes", 0)

@@ -16,17 +16,7 @@ func (s *Store) Del(db int, key []byte, now int64) bool {
 // DelKeys deletes every key of keys at once (all their shards locked
 // together) and returns how many existed; a key named twice counts once.
 func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
-	var m shardSet
-	s.lockKeys(&m, keys, 1)
-	defer s.unlockSet(&m)
-	n := 0
-	for _, key := range keys {
-		if k := s.find(db, key, now, false); k.exists() {
-			k.del()
-			n++
-		}
-	}
-	return n
+	return s.DelKeysFunc(db, keys, now, nil)
 }
 
 // CountExisting returns how many of keys exist, at one instant; a key named

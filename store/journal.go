@@ -146,8 +146,9 @@ func (s *Store) QuietListLen(db int, key []byte, now int64) int {
 	return k.listHdr().count()
 }
 
-// DelKeysFunc is DelKeys calling deleted, under the keys' locks, with each
-// key it deleted, in order (DEL's keyspace events name them).
+// DelKeysFunc is DelKeys calling deleted (unless nil), under the keys'
+// locks, with each key it deleted, in order (DEL's keyspace events name
+// them).
 func (s *Store) DelKeysFunc(db int, keys [][]byte, now int64, deleted func(key []byte)) int {
 	var m shardSet
 	s.lockKeys(&m, keys, 1)
@@ -156,7 +157,9 @@ func (s *Store) DelKeysFunc(db int, keys [][]byte, now int64, deleted func(key [
 	for _, key := range keys {
 		if k := s.find(db, key, now, false); k.exists() {
 			k.del()
-			deleted(key)
+			if deleted != nil {
+				deleted(key)
+			}
 			n++
 		}
 	}
