@@ -194,6 +194,7 @@ func (s *Server) loopStore(cl *client) (*store.Store, *loopJournal) {
 	on := f&(notifyKeyspace|notifyKeyevent) != 0
 	lj.j.TrackNew(on && f&notifyNew != 0)
 	lj.j.TrackDeleted(true) // for emptied: "del" events and the change count
+	lj.j.TrackMisses(on && f&notifyKeyMiss != 0)
 	return lj.store, lj
 }
 
@@ -279,6 +280,8 @@ func (s *Server) publishJournaled(c *cmdCtx, flags notifyClass, db int, key []by
 		class, event = notifyEvicted, "evicted"
 	case store.JournalNew:
 		class, event = notifyNew, "new"
+	case store.JournalMiss:
+		class, event = notifyKeyMiss, "keymiss"
 	}
 	if flags&class != 0 {
 		s.publishKeyEvent(c, flags, db, event, key)

@@ -296,3 +296,19 @@ func TestBlockedServedAcrossDatabasesMatchRedis(t *testing.T) {
 	diffNotify(t, s.Addr(), ref, 2, "KEA", notifyCrossDBScript)
 	diffNotify(t, s.Addr(), ref, 3, "KEA", notifyCrossDBScript)
 }
+
+// notifyKeyMissScript covers reads of missing keys (the m class).
+var notifyKeyMissScript = []string{
+	"GET nx", "SET a 1", "GET a", "MGET a nx1 nx2", "EXISTS nx a", "TYPE nx", "TTL nx", "PTTL nx", "STRLEN nx",
+	"HGET nh f", "HGETALL nh", "LRANGE nl 0 -1", "LLEN nl", "SMEMBERS ns", "SISMEMBER ns m", "ZSCORE nz m",
+	"ZRANGE nz 0 -1", "OBJECT ENCODING nx", "SET b v GET", "GETDEL nx", "SINTER ns a", "SUNION ns1 ns2",
+	"SET e v PX 1", "sleep 5", "GET e", "INCR nx3", "COPY nx4 dst", "DUMP nx", "GETRANGE nx 0 1",
+	"HEXISTS nh f", "LINDEX nl 0", "ZCARD nz", "SCARD ns", "HLEN nh", "ZRANK nz m",
+}
+
+func TestNotifyKeyMissMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	diffNotify(t, s.Addr(), ref, 2, "KEm", notifyKeyMissScript)
+	diffNotify(t, s.Addr(), ref, 3, "KExm", notifyKeyMissScript)
+}

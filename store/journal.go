@@ -19,11 +19,12 @@ package store
 // the same order as the removals; Len and Each still see only the
 // removals, Entries and Entry see all.
 type Journal struct {
-	keys     []byte         // the keys, one after the other
-	ents     []journalEntry // in the order the store removed (or created) them
-	removed  int            // entries that are removals by the store itself
-	trackNew bool
-	trackDel bool
+	keys      []byte         // the keys, one after the other
+	ents      []journalEntry // in the order the store removed (or created) them
+	removed   int            // entries that are removals by the store itself
+	trackNew  bool
+	trackDel  bool
+	trackMiss bool
 }
 
 // JournalKind is what happened to a key a Journal recorded.
@@ -34,6 +35,7 @@ const (
 	JournalEvicted                    // deleted by Evict
 	JournalNew                        // created (recorded only with TrackNew)
 	JournalDeleted                    // deleted by an operation (recorded only with TrackDeleted)
+	JournalMiss                       // a read that did not find the key (recorded only with TrackMisses)
 )
 
 // journalEntry is one recorded key: keys[start:end] of the Journal.
@@ -73,6 +75,10 @@ func (j *Journal) TrackNew(on bool) { j.trackNew = on }
 
 // TrackDeleted sets whether the journal records the keys operations delete.
 func (j *Journal) TrackDeleted(on bool) { j.trackDel = on }
+
+// TrackMisses sets whether the journal records the keys reads did not
+// find, where keyspace_misses counts them (for the "keymiss" event).
+func (j *Journal) TrackMisses(on bool) { j.trackMiss = on }
 
 // Reset forgets the recorded keys, keeping the buffers.
 func (j *Journal) Reset() {

@@ -307,6 +307,9 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 			sh.hits++
 		} else {
 			sh.misses++
+			if s.j != nil && s.j.trackMiss {
+				s.j.add(db, key, JournalMiss)
+			}
 		}
 	}
 	return k
