@@ -313,7 +313,7 @@ func cmdRestore(c *cmdCtx) {
 	if ttl != 0 && !o.absTTL {
 		at += c.now
 	}
-	switch err := rdb.Restore(c.store, c.db(), key, c.args[3], at, o.replace); {
+	switch err := rdb.RestoreAt(c.store, c.db(), key, c.args[3], at, o.replace, c.now); {
 	case errors.Is(err, rdb.ErrPayload):
 		c.errReply("ERR DUMP payload version or checksum are wrong")
 		return
