@@ -8,6 +8,28 @@ import (
 	"time"
 )
 
+func init() {
+	engineSuite = append(engineSuite, []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"PersistCommandErrorsMatchRedis", TestPersistCommandErrorsMatchRedis},
+		{"ProtectedConfigsRefuseDir", TestProtectedConfigsRefuseDir},
+		{"FailedBgsaveStopsWrites", TestFailedBgsaveStopsWrites},
+		{"ShutdownSavesAsRedis", TestShutdownSavesAsRedis},
+		{"ShutdownNosaveAndForceStop", TestShutdownNosaveAndForceStop},
+		{"DumpRestoreBothWaysWithRedis", TestDumpRestoreBothWaysWithRedis},
+		{"RestoreErrorsMatchRedis", TestRestoreErrorsMatchRedis},
+		{"BgsaveUnderWriteLoadIsAPointInTime", TestBgsaveUnderWriteLoadIsAPointInTime},
+		{"SaveRulesStartABackgroundSave", TestSaveRulesStartABackgroundSave},
+		{"FullDiskFailsTheSave", TestFullDiskFailsTheSave},
+		{"ChangesSinceLastSaveMatchRedis", TestChangesSinceLastSaveMatchRedis},
+		{"InfoPersistenceFieldsMatchRedis", TestInfoPersistenceFieldsMatchRedis},
+		{"LoadsWhatRedisSaves", TestLoadsWhatRedisSaves},
+		{"RedisLoadsWhatLoopkvSaves", TestRedisLoadsWhatLoopkvSaves},
+	}...)
+}
+
 // The persistence commands against redis-server: replies and errors in
 // RESP2 and RESP3, the settings, and a save that fails for real.
 
