@@ -143,3 +143,25 @@ func hexVal(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// Load stores each directive's value in values under its setting's name
+// (an alias sets its setting): the arguments joined by spaces, and for a
+// Multi setting given several times, one line each. find returns the
+// setting a name means, or nil. A directive no setting names is an error
+// naming file and line, as Redis refuses it.
+func Load(file string, dirs []Directive, find func(name string) *Setting, values map[string]string) error {
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		st := find(d.Name)
+		if st == nil {
+			return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", file, d.Line, d.Name)
+		}
+		v := strings.Join(d.Args, " ")
+		if st.Flags&Multi != 0 && seen[st.Name] {
+			v = values[st.Name] + "\n" + v
+		}
+		seen[st.Name] = true
+		values[st.Name] = v
+	}
+	return nil
+}

@@ -14,7 +14,8 @@ const (
 	// Own marks loopkv's own settings, which Redis 7.0 does not have
 	// (engine, loops, metrics-port); differential tests skip them.
 	Own
-	// NoRewrite settings are never written by CONFIG REWRITE.
+	// NoRewrite settings are left as the file has them by CONFIG REWRITE
+	// (loops, whose CONFIG GET shows the count it defaulted to).
 	NoRewrite
 	// Hidden settings match CONFIG GET only by their exact name.
 	Hidden

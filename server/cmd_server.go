@@ -37,14 +37,6 @@ func cmdConfigResetStat(c *cmdCtx) {
 	c.ok()
 }
 
-func cmdConfigRewrite(c *cmdCtx) {
-	if c.srv.opts.ConfigFile == "" {
-		c.errReply("ERR The server is running without a config file")
-		return
-	}
-	c.errReply("ERR Rewriting config file: CONFIG REWRITE is not supported by loopkv")
-}
-
 // setOutputBufferLimit parses "class hard soft seconds ..." and applies the
 // hard limit of class normal; the other classes are only reported.
 func setOutputBufferLimit(s *Server, v string) string {
@@ -181,24 +173,57 @@ func init() {
 
 // serverSettings are the connection, client and logging settings.
 var serverSettings = []configParam{
-	{Setting: config.Setting{Name: "bind", Default: "127.0.0.1", Type: config.String{}, Flags: config.Immutable,
+	{Setting: config.Setting{Name: "bind", Default: "127.0.0.1", Type: config.Func(func(v string) (config.Value, string) { return config.Value{S: v}, "" }), Flags: config.Immutable,
 		Help: "address to listen on (the first of a list)"},
-		get: func(s *Server) string { return s.opts.Bind }},
+		get: func(s *Server) string { return s.opts.Bind },
+		opt: func(o *Options, v config.Value) string { o.Bind = strings.Fields(v.S + " ")[0]; return "" }},
 	{Setting: config.Setting{Name: "port", Default: "6379", Type: config.Int{Max: 65535}, Flags: config.Immutable,
 		Help: "TCP port for plaintext clients; 0 listens on the TLS port only"},
-		get: func(s *Server) string { return strconv.Itoa(s.opts.Port) }},
+		get: func(s *Server) string { return strconv.Itoa(max(s.opts.Port, 0)) },
+		opt: func(o *Options, v config.Value) string {
+			o.Port = int(v.N)
+			if o.Port == 0 {
+				o.Port = -1 // port 0: no plaintext listener (TLS only), as in Redis
+			}
+			return ""
+		}},
 	{Setting: config.Setting{Name: "databases", Default: "16", Type: config.Int{Min: 1, Max: math.MaxInt32}, Flags: config.Immutable,
 		Help: "number of logical databases (SELECT 0 to N-1)"},
-		get: func(s *Server) string { return strconv.Itoa(s.opts.Databases) }},
-	{Setting: config.Setting{Name: "io-threads", Default: "1", Type: config.Int{Min: 1, Max: 128}, Flags: config.Immutable,
+		get: func(s *Server) string { return strconv.Itoa(s.opts.Databases) },
+		opt: func(o *Options, v config.Value) string { o.Databases = int(v.N); return "" }},
+	{Setting: config.Setting{Name: "io-threads", Default: "1", Type: config.Int{Min: 1, Max: 128}, Flags: config.Immutable | config.NoRewrite,
 		Help: "accepted for redis.conf; CONFIG GET reports the event loops (see loops)"},
 		get: func(s *Server) string { return strconv.Itoa(s.opts.Loops) }},
+	{Setting: config.Setting{Name: "loops", Default: "0", Type: config.Int{Max: 1024}, Flags: config.Immutable | config.Own | config.NoRewrite,
+		Help: "event loops; 0 is one per CPU (GOMAXPROCS)"},
+		get: func(s *Server) string { return strconv.Itoa(s.opts.Loops) },
+		opt: func(o *Options, v config.Value) string { o.Loops = int(v.N); return "" }},
+	{Setting: config.Setting{Name: "engine", Default: "gnet", Type: config.Enum{"gnet", "netpoll"}, Flags: config.Immutable | config.Own,
+		Help: "event-loop library: gnet or netpoll"},
+		get: func(s *Server) string { return s.opts.Engine },
+		opt: func(o *Options, v config.Value) string { o.Engine = v.S; return "" }},
+	{Setting: config.Setting{Name: "aclfile", Default: "", Type: config.String{}, Flags: config.Immutable,
+		Help: "users file, loaded at start and by ACL LOAD, written by ACL SAVE"},
+		get: func(s *Server) string { return s.opts.ACLFile },
+		opt: func(o *Options, v config.Value) string { o.ACLFile = v.S; return "" }},
+	{Setting: config.Setting{Name: "metrics-port", Default: "0", Type: config.Int{Max: 65535}, Flags: config.Immutable | config.Own,
+		Help: "serve Prometheus metrics on http://bind:PORT/metrics; 0 is off"},
+		get: func(s *Server) string { return strconv.Itoa(max(s.opts.MetricsPort, 0)) },
+		opt: func(o *Options, v config.Value) string { o.MetricsPort = int(v.N); return "" }},
+	fixed(config.Setting{Name: "tcp-backlog", Default: "511", Type: config.Int{Max: math.MaxInt32},
+		Help: "listen backlog (accepted; the kernel's somaxconn applies)"}),
+	fixed(config.Setting{Name: "supervised", Default: "no", Type: config.Enum{"upstart", "systemd", "auto", "no"},
+		Help: "supervision by upstart or systemd (accepted; no effect)"}),
+	fixed(config.Setting{Name: "pidfile", Default: "", Type: config.String{},
+		Help: "file to write the process id to (accepted; not written)"}),
 	atomicInt(config.Setting{Name: "maxclients", Default: "10000", Type: config.Int{Min: 1, Max: math.MaxUint32, Unsigned: true},
 		Help: "most clients connected at once; more are refused with an error"},
-		func(s *Server) *atomic.Int64 { return &s.cfg.maxClients }),
+		func(s *Server) *atomic.Int64 { return &s.cfg.maxClients },
+		func(o *Options, n int64) { o.MaxClients = int(n) }),
 	atomicInt(config.Setting{Name: "timeout", Default: "0", Type: config.Int{Max: math.MaxInt32},
 		Help: "close a client idle this many seconds; 0 never"},
-		func(s *Server) *atomic.Int64 { return &s.cfg.timeout }),
+		func(s *Server) *atomic.Int64 { return &s.cfg.timeout },
+		func(o *Options, n int64) { o.Timeout = int(n) }),
 	{Setting: config.Setting{Name: "requirepass", Default: "", Type: config.String{},
 		Help: "the default user's password; empty for none"},
 		get: func(s *Server) string { return *s.cfg.requirePass.Load() },
@@ -206,7 +231,8 @@ var serverSettings = []configParam{
 			pass := v.S
 			s.cfg.requirePass.Store(&pass)
 			s.acl.setRequirePass(pass)
-		}},
+		},
+		opt: func(o *Options, v config.Value) string { o.RequirePass = v.S; return "" }},
 	{Setting: config.Setting{Name: "loglevel", Default: "notice", Type: config.Enum{"debug", "verbose", "notice", "warning"},
 		Help: "log verbosity: debug, verbose, notice or warning"},
 		get: func(s *Server) string { return *s.cfg.logLevel.Load() },
@@ -216,18 +242,22 @@ var serverSettings = []configParam{
 			if lvl, ok := ZapLevel(name); ok && s.opts.Level != nil {
 				s.opts.Level.SetLevel(lvl)
 			}
-		}},
+		},
+		opt: func(o *Options, v config.Value) string { o.LogLevel = v.S; return "" }},
 	atomicInt(config.Setting{Name: "client-query-buffer-limit", Default: "1gb",
 		Type: config.Memory{Min: 1 << 20, Max: math.MaxInt64, Unsigned: true},
 		Help: "close a client whose unparsed input grows past this size"},
-		func(s *Server) *atomic.Int64 { return &s.cfg.queryBufLimit }),
+		func(s *Server) *atomic.Int64 { return &s.cfg.queryBufLimit },
+		func(o *Options, n int64) { o.ClientQueryBufferLimit = n }),
 	atomicInt(config.Setting{Name: "proto-max-bulk-len", Default: "512mb", Type: config.Memory{Min: 1 << 20, Max: math.MaxInt64},
 		Help: "longest bulk string a request may carry"},
-		func(s *Server) *atomic.Int64 { return &s.cfg.protoMaxBulk }),
+		func(s *Server) *atomic.Int64 { return &s.cfg.protoMaxBulk },
+		func(o *Options, n int64) { o.ProtoMaxBulkLen = n }),
 	{Setting: config.Setting{Name: "client-output-buffer-limit", Default: "normal 256mb 0 0", Type: config.Func(checkOutputBufferLimit),
 		Help: "CLASS HARD SOFT SECONDS: close a client (normal, replica, pubsub) whose unsent replies pass HARD"},
-		get:   func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
-		apply: func(s *Server, v config.Value) { _ = setOutputBufferLimit(s, v.S) }},
+		get:     func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
+		apply:   func(s *Server, v config.Value) { _ = setOutputBufferLimit(s, v.S) },
+		rewrite: rewriteOutputLimits},
 	settable(config.Setting{Name: "tcp-keepalive", Default: "300", Type: config.Int{Max: math.MaxInt32},
 		Help: "TCP keepalive period in seconds (accepted; no effect)"}),
 	settable(config.Setting{Name: "hz", Default: "10", Type: config.Int{Max: math.MaxInt32},

@@ -53,7 +53,11 @@ func startDiffRedis(t *testing.T) *redisRef {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}
+	if diffRedisConfigFile != "" { // settings_diff_test.go: the file's settings count
+		args = []string{diffRedisConfigFile, "--port", strconv.Itoa(port), "--save", "", "--daemonize", "no"}
+	}
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

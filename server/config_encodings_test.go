@@ -13,11 +13,8 @@ func TestEncodingSettingsMatchRedis(t *testing.T) {
 	ours := newOurServer()
 	in70 := map[string]bool{"set-max-listpack-entries": false, "set-max-listpack-value": false} // Redis 7.2's
 	values := []string{"0", "1", "100", "1kb", "-1", "-5", "abc", "9223372036854775807", "9223372036854775808", "2147483648"}
-	for _, e := range EncodingSettings {
-		names := []string{e.Name}
-		if e.Alias != "" {
-			names = append(names, e.Alias)
-		}
+	for _, e := range encodingSettings {
+		names := append([]string{e.Name}, e.Aliases...)
 		for _, name := range names {
 			if ok, listed := in70[name]; listed && !ok {
 				continue

@@ -79,16 +79,38 @@ func newLogger(c LogConfig, stderr *os.File) (*zap.Logger, error) {
 
 var errLogFormat = errors.New("log-format: must be console or json")
 
-// The log settings are immutable, as in Redis: CONFIG GET reports them.
-func init() {
-	yesNo := map[bool]string{true: "yes", false: "no"}
-	configParams = append(configParams,
-		configParam{Setting: config.Setting{Name: "logfile"}, get: func(s *Server) string { return s.opts.Log.File }},
-		configParam{Setting: config.Setting{Name: "syslog-enabled"}, get: func(s *Server) string { return yesNo[s.opts.Log.Syslog] }},
-		configParam{Setting: config.Setting{Name: "syslog-ident"}, get: func(s *Server) string { return s.opts.Log.SyslogIdent }},
-		configParam{Setting: config.Setting{Name: "syslog-facility"}, get: func(s *Server) string { return strings.ToLower(s.opts.Log.SyslogFacility) }},
-	)
+// logSettings are immutable, as in Redis: CONFIG GET reports them.
+var logSettings = []configParam{
+	{Setting: config.Setting{Name: "logfile", Default: "", Type: config.String{}, Flags: config.Immutable,
+		Help: "log file, appended to; empty logs to stderr"},
+		get: func(s *Server) string { return s.opts.Log.File },
+		opt: func(o *Options, v config.Value) string { o.Log.File = v.S; return "" }},
+	{Setting: config.Setting{Name: "log-format", Default: "", Flags: config.Immutable | config.Own,
+		Type: config.Func(func(v string) (config.Value, string) {
+			if _, err := logEncoder(v, false, true); err != nil {
+				return config.Value{}, "must be console or json"
+			}
+			return config.Value{S: v}, ""
+		}),
+		Help: "console or json; empty is console on a terminal, else json"},
+		get: func(s *Server) string { return s.opts.Log.Format },
+		opt: func(o *Options, v config.Value) string { o.Log.Format = v.S; return "" }},
+	{Setting: config.Setting{Name: "syslog-enabled", Default: "no", Type: config.Bool{}, Flags: config.Immutable,
+		Help: "also send the log to syslog"},
+		get: func(s *Server) string { return map[bool]string{true: "yes", false: "no"}[s.opts.Log.Syslog] },
+		opt: func(o *Options, v config.Value) string { o.Log.Syslog = v.N == 1; return "" }},
+	{Setting: config.Setting{Name: "syslog-ident", Default: "loopkv", Type: config.String{}, Flags: config.Immutable,
+		Help: "syslog identity"},
+		get: func(s *Server) string { return s.opts.Log.SyslogIdent },
+		opt: func(o *Options, v config.Value) string { o.Log.SyslogIdent = v.S; return "" }},
+	{Setting: config.Setting{Name: "syslog-facility", Default: "local0", Flags: config.Immutable,
+		Type: config.Enum{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
+		Help: "syslog facility: user or local0 to local7"},
+		get: func(s *Server) string { return strings.ToLower(s.opts.Log.SyslogFacility) },
+		opt: func(o *Options, v config.Value) string { o.Log.SyslogFacility = v.S; return "" }},
 }
+
+func init() { registerSettings(logSettings...) }
 
 // logEncoder is the encoder for format: console (coloured levels on a
 // terminal) or JSON, with ISO 8601 times unless withTime is false (syslog

@@ -129,15 +129,29 @@ var memorySettings = []configParam{
 				evicted, _ := st.Evict(now, s.cfg.mem.evictOptions())
 				s.countEviction(evicted)
 			})
+		},
+		opt: func(o *Options, v config.Value) string {
+			if o.MaxMemory = v.N; v.N < 0 {
+				o.MaxMemory = math.MaxInt64
+			}
+			return ""
 		}},
 	{Setting: config.Setting{Name: "maxmemory-policy", Default: "noeviction",
 		Type: config.Enum{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"},
 		Help: "what to evict at maxmemory: noeviction, allkeys-lru, allkeys-random, volatile-lru, volatile-random or volatile-ttl"},
 		get: func(s *Server) string { return s.cfg.mem.policyName() },
-		set: setMaxMemoryPolicy},
+		set: setMaxMemoryPolicy,
+		opt: func(o *Options, v config.Value) string {
+			if _, ok := store.ParsePolicy(v.S); !ok {
+				return errLFU
+			}
+			o.MaxMemoryPolicy = v.S
+			return ""
+		}},
 	atomicInt(config.Setting{Name: "maxmemory-samples", Default: "5", Type: config.Int{Min: 1, Max: math.MaxInt32},
 		Help: "keys sampled per eviction"},
-		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples }),
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples },
+		func(o *Options, n int64) { o.MaxMemorySamples = int(n) }),
 	atomicInt(config.Setting{Name: "maxmemory-eviction-tenacity", Default: "10", Type: config.Int{Max: 100},
 		Help: "how long an eviction cycle may run, 0 to 100"},
 		func(s *Server) *atomic.Int64 { return &s.cfg.mem.tenacity }),
@@ -145,35 +159,20 @@ var memorySettings = []configParam{
 
 func init() { registerSettings(memorySettings...) }
 
+const errLFU = "loopkv does not implement LFU eviction: use allkeys-lru or volatile-lru"
+
 // setMaxMemoryPolicy is CONFIG SET maxmemory-policy. Redis's LFU policies
 // are refused with their own message: the store keeps no access counts.
 func setMaxMemoryPolicy(s *Server, v string) string {
 	p, ok := store.ParsePolicy(v)
 	if !ok {
 		if strings.EqualFold(v, "allkeys-lfu") || strings.EqualFold(v, "volatile-lfu") {
-			return "loopkv does not implement LFU eviction: use allkeys-lru or volatile-lru"
+			return errLFU
 		}
 		return "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"
 	}
 	s.cfg.mem.policy.Store(uint32(p))
 	return ""
-}
-
-// boundedIntParam is an integer setting in [lo, hi], with Redis's messages.
-func boundedIntParam(name string, lo, hi int64, v func(s *Server) *atomic.Int64) configParam {
-	return configParam{Setting: config.Setting{Name: name},
-		get: func(s *Server) string { return strconv.FormatInt(v(s).Load(), 10) },
-		set: func(s *Server, val string) string {
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return "argument couldn't be parsed into an integer"
-			}
-			if n < lo || n > hi {
-				return "argument must be between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10) + " inclusive"
-			}
-			v(s).Store(n)
-			return ""
-		}}
 }
 
 // applySoftMemoryLimit derives the Go runtime's soft memory limit from

@@ -138,12 +138,25 @@ func setNotifyFlags(s *Server, v string) string {
 	return ""
 }
 
+// notifyEventsType is notify-keyspace-events' type: Redis's letters, quoted
+// when rewritten.
+type notifyEventsType struct{}
+
+// Parse accepts the letters parseNotifyFlags knows.
+func (notifyEventsType) Parse(v string) (config.Value, string) {
+	if msg := CheckNotifyKeyspaceEvents(v); msg != "" {
+		return config.Value{}, msg
+	}
+	return config.Value{S: v}, ""
+}
+
 // notifySettings is notify-keyspace-events.
 var notifySettings = []configParam{
-	{Setting: config.Setting{Name: "notify-keyspace-events", Default: "", Type: config.String{},
+	{Setting: config.Setting{Name: "notify-keyspace-events", Default: "", Type: notifyEventsType{},
 		Help: "keyspace events published: letters of K E g $ l s h z x e t m d n A; empty for none"},
 		get: func(s *Server) string { return notifyFlagsString(s.notifyCfg.load()) },
-		set: setNotifyFlags},
+		set: setNotifyFlags,
+		opt: func(o *Options, v config.Value) string { o.NotifyKeyspaceEvents = v.S; return "" }},
 }
 
 func init() { registerSettings(notifySettings...) }

@@ -47,26 +47,31 @@ func (c *obsConfig) load(s *Server, o Options) error {
 	return nil
 }
 
-func init() { configParams = append(configParams, obsParams...) }
+func init() { registerSettings(obsSettings...) }
 
-// obsParams are the observability settings' CONFIG rows.
-var obsParams = []configParam{
-	boundedIntParam("slowlog-log-slower-than", -1, math.MaxInt64,
-		func(s *Server) *atomic.Int64 { return &s.cfg.obs.slowerThan }),
-	{Setting: config.Setting{Name: "slowlog-max-len"},
+// obsSettings are the observability settings.
+var obsSettings = []configParam{
+	atomicInt(config.Setting{Name: "slowlog-log-slower-than", Default: defaultSlowerThan, Type: config.Int{Min: -1, Max: math.MaxInt64},
+		Help: "log commands slower than this many microseconds in SLOWLOG; -1 off, 0 every command"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.obs.slowerThan },
+		func(o *Options, n int64) { o.SlowlogLogSlowerThan = strconv.FormatInt(n, 10) }),
+	{Setting: config.Setting{Name: "slowlog-max-len", Default: defaultSlowlogLen, Type: config.Int{Max: math.MaxInt64, Unsigned: true},
+		Help: "entries SLOWLOG keeps"},
 		get: func(s *Server) string { return strconv.FormatInt(s.cfg.obs.slowlogMaxLen.Load(), 10) },
-		set: func(s *Server, v string) string {
-			if msg := boundedIntParam("slowlog-max-len", 0, math.MaxInt64,
-				func(s *Server) *atomic.Int64 { return &s.cfg.obs.slowlogMaxLen }).set(s, v); msg != "" {
-				return msg
-			}
-			s.slowlog.trim(int(s.cfg.obs.slowlogMaxLen.Load()))
-			return ""
-		}},
-	boundedIntParam("latency-monitor-threshold", 0, math.MaxInt64,
-		func(s *Server) *atomic.Int64 { return &s.cfg.obs.monitorThreshold }),
-	boolParam("latency-tracking", func(s *Server) *atomic.Bool { return &s.cfg.obs.tracking }),
-	{Setting: config.Setting{Name: "latency-tracking-info-percentiles"},
+		apply: func(s *Server, v config.Value) {
+			s.cfg.obs.slowlogMaxLen.Store(v.N)
+			s.slowlog.trim(int(v.N))
+		},
+		opt: func(o *Options, v config.Value) string { o.SlowlogMaxLen = v.S; return "" }},
+	atomicInt(config.Setting{Name: "latency-monitor-threshold", Default: "0", Type: config.Int{Max: math.MaxInt64},
+		Help: "record LATENCY events of at least this many milliseconds; 0 off"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.obs.monitorThreshold },
+		func(o *Options, n int64) { o.LatencyMonitorThreshold = strconv.FormatInt(n, 10) }),
+	atomicBool(config.Setting{Name: "latency-tracking", Default: defaultTracking, Type: config.Bool{},
+		Help: "track per-command latency histograms (INFO latencystats, LATENCY HISTOGRAM)"},
+		func(s *Server) *atomic.Bool { return &s.cfg.obs.tracking }, func(o *Options) *string { return &o.LatencyTracking }),
+	{Setting: config.Setting{Name: "latency-tracking-info-percentiles", Default: defaultPercentiles, Type: config.Func(parsePercentiles),
+		Help: "percentiles INFO latencystats reports, 0 to 100; empty for none"},
 		get: func(s *Server) string {
 			ps := *s.cfg.obs.percentiles.Load()
 			f := make([]string, len(ps))
@@ -75,45 +80,39 @@ var obsParams = []configParam{
 			}
 			return strings.Join(f, " ")
 		},
-		set: setPercentiles},
+		apply: func(s *Server, v config.Value) {
+			ps, _ := percentiles(v.S)
+			s.cfg.obs.percentiles.Store(&ps)
+		},
+		opt: func(o *Options, v config.Value) string {
+			if o.LatencyTrackingInfoPercentiles = v.S; v.S == "" {
+				o.LatencyTrackingInfoPercentiles = " " // given empty: no percentiles, as in Redis
+			}
+			return ""
+		}},
 }
 
-// setPercentiles is CONFIG SET latency-tracking-info-percentiles: numbers
-// in [0, 100], or none.
-func setPercentiles(s *Server, v string) string {
+// parsePercentiles checks a latency-tracking-info-percentiles value:
+// numbers in [0, 100], or none.
+func parsePercentiles(v string) (config.Value, string) {
+	if _, msg := percentiles(v); msg != "" {
+		return config.Value{}, msg
+	}
+	return config.Value{S: v}, ""
+}
+
+// percentiles parses a latency-tracking-info-percentiles value.
+func percentiles(v string) ([]float64, string) {
 	var ps []float64
 	for _, f := range strings.Fields(v) {
 		p, err := strconv.ParseFloat(f, 64)
 		if err != nil || math.IsNaN(p) {
-			return "Invalid latency-tracking-info-percentiles parameters"
+			return nil, "Invalid latency-tracking-info-percentiles parameters"
 		}
 		if p < 0 || p > 100 {
-			return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
+			return nil, "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"
 		}
 		ps = append(ps, p)
 	}
-	s.cfg.obs.percentiles.Store(&ps)
-	return ""
-}
-
-// boolParam is a yes or no setting, with Redis's message.
-func boolParam(name string, v func(s *Server) *atomic.Bool) configParam {
-	return configParam{Setting: config.Setting{Name: name},
-		get: func(s *Server) string {
-			if v(s).Load() {
-				return "yes"
-			}
-			return "no"
-		},
-		set: func(s *Server, val string) string {
-			switch strings.ToLower(val) {
-			case "yes":
-				v(s).Store(true)
-			case "no":
-				v(s).Store(false)
-			default:
-				return "argument must be 'yes' or 'no'"
-			}
-			return ""
-		}}
+	return ps, ""
 }

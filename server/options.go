@@ -52,7 +52,7 @@ type Options struct {
 	// Store is the keyspace; nil means a new one with Databases databases.
 	Store *store.Store
 	// Limits are the encoding conversion thresholds (hash-max-listpack-entries
-	// and the others, EncodingSettings); nil keeps Redis's defaults.
+	// and the others, encodingSettings); nil keeps Redis's defaults.
 	Limits *store.Limits
 	// ConfigFile is the path CONFIG GET/INFO report; it is not read here.
 	ConfigFile string
@@ -87,6 +87,10 @@ type Options struct {
 	// AOF configures the append-only file (aof.go); its directory is
 	// under Persist.Dir, as Redis's appenddirname is under dir.
 	AOF AOFOptions
+	// Config holds start-up values of mutable settings with no field
+	// here, by name, as redis.conf writes them (OptionsFrom); New applies
+	// them as CONFIG SET would.
+	Config map[string]string
 	// MetricsPort serves Prometheus metrics on http://Bind:MetricsPort/metrics
 	// when not 0 (metrics.go); negative picks a free port.
 	MetricsPort int

@@ -380,11 +380,14 @@ var persistSettings = []configParam{
 			}
 			s.cfg.persist.points.Store(&pts)
 			return ""
-		}},
+		},
+		opt:     func(o *Options, v config.Value) string { o.Persist.Save = v.S; return "" },
+		rewrite: rewriteSave},
 	protectedParam(configParam{Setting: config.Setting{Name: "dir", Default: ".", Type: config.String{},
 		Help: "directory of the RDB file (an existing directory)"},
 		get: func(s *Server) string { return *s.cfg.persist.dir.Load() },
-		set: setDir}),
+		set: setDir,
+		opt: func(o *Options, v config.Value) string { o.Persist.Dir = v.S; return "" }}),
 	protectedParam(configParam{Setting: config.Setting{Name: "dbfilename", Default: defaultDBFilename, Type: config.String{},
 		Help: "RDB file name, inside dir"},
 		get: func(s *Server) string { return *s.cfg.persist.dbfilename.Load() },
@@ -394,22 +397,28 @@ var persistSettings = []configParam{
 			}
 			s.cfg.persist.dbfilename.Store(&v)
 			return ""
-		}}),
+		},
+		opt: func(o *Options, v config.Value) string { o.Persist.DBFilename = v.S; return "" }}),
 	atomicBool(config.Setting{Name: "rdbcompression", Default: "yes", Type: config.Bool{},
 		Help: "compress strings in the RDB file with LZF"},
-		func(s *Server) *atomic.Bool { return &s.cfg.persist.compression }),
+		func(s *Server) *atomic.Bool { return &s.cfg.persist.compression },
+		func(o *Options) *string { return &o.Persist.RDBCompression }),
 	{Setting: config.Setting{Name: "rdbchecksum", Default: "yes", Type: config.Bool{}, Flags: config.Immutable,
 		Help: "end the RDB file with a CRC64 checksum"},
-		get: func(s *Server) string { return yesNo(s.cfg.persist.checksum.Load()) }},
+		get: func(s *Server) string { return yesNo(s.cfg.persist.checksum.Load()) },
+		opt: func(o *Options, v config.Value) string { o.Persist.RDBChecksum = v.S; return "" }},
 	atomicBool(config.Setting{Name: "stop-writes-on-bgsave-error", Default: "yes", Type: config.Bool{},
 		Help: "refuse writes (MISCONF) after a failed background save"},
-		func(s *Server) *atomic.Bool { return &s.cfg.persist.stopWrites }),
+		func(s *Server) *atomic.Bool { return &s.cfg.persist.stopWrites },
+		func(o *Options) *string { return &o.Persist.StopWritesOnBgsaveError }),
 	atomicBool(config.Setting{Name: "rdb-del-sync-files", Default: "no", Type: config.Bool{},
 		Help: "delete RDB files made for replication (accepted; no replication)"},
-		func(s *Server) *atomic.Bool { return &s.cfg.persist.delSync }),
+		func(s *Server) *atomic.Bool { return &s.cfg.persist.delSync },
+		func(o *Options) *string { return &o.Persist.RDBDelSyncFiles }),
 	{Setting: config.Setting{Name: "enable-protected-configs", Default: "no", Type: config.Enum{"no", "yes", "local"},
 		Flags: config.Immutable, Help: "allow CONFIG SET of dir and dbfilename: no, yes or local"},
-		get: func(s *Server) string { return *s.cfg.persist.protected.Load() }},
+		get: func(s *Server) string { return *s.cfg.persist.protected.Load() },
+		opt: func(o *Options, v config.Value) string { o.Persist.EnableProtectedConfigs = v.S; return "" }},
 }
 
 func yesNo(b bool) string {

@@ -94,7 +94,7 @@ func isLoopback(a net.Addr) bool {
 var protectedSettings = []configParam{
 	atomicBool(config.Setting{Name: "protected-mode", Default: "yes", Type: config.Bool{},
 		Help: "while the default user has no password, serve loopback clients only"},
-		func(s *Server) *atomic.Bool { return &s.cfg.prot.on }),
+		func(s *Server) *atomic.Bool { return &s.cfg.prot.on }, func(o *Options) *string { return &o.ProtectedMode }),
 }
 
 func init() { registerSettings(protectedSettings...) }

@@ -118,6 +118,9 @@ func (s *Server) setup() {
 	if s.opts.TLS.Port != 0 {
 		s.tls, s.tlsErr = newTLSState(s.opts.TLS, s.log)
 	}
+	if err := s.applyConfig(); err != nil && s.obsErr == nil {
+		s.obsErr = err
+	}
 	s.h.s = s
 	s.start = time.Now()
 	s.persist.lastSave.Store(s.start.Unix()) // LASTSAVE before any save, as Redis

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,13 @@ type configParam struct {
 	get   func(s *Server) string
 	apply func(s *Server, v config.Value)
 	set   func(s *Server, v string) string
+	// opt, when set, puts a start-up value (redis.conf, flags) into
+	// Options (OptionsFrom); "" or why the value is refused. A mutable row
+	// without opt gets a start-up value through Options.Config.
+	opt func(o *Options, v config.Value) string
+	// rewrite, when set, gives CONFIG REWRITE's lines and whether they
+	// differ from the default; otherwise they come from get and Default.
+	rewrite func(s *Server) (lines []string, force bool)
 }
 
 // registerSettings adds rows to the table; call it from an init function.
@@ -191,7 +199,7 @@ func cmdConfigSet(c *cmdCtx) {
 			return
 		}
 		for _, ch := range changes {
-			if ch.p == p {
+			if ch.arg == arg { // an alias and its name are two settings here, as in Redis
 				fail("duplicate parameter")
 				return
 			}
@@ -221,11 +229,16 @@ func cmdConfigSet(c *cmdCtx) {
 	c.ok()
 }
 
-// atomicInt is a numeric setting loops read from an atomic.
-func atomicInt(st config.Setting, field func(s *Server) *atomic.Int64) configParam {
-	return configParam{Setting: st,
+// atomicInt is a numeric setting loops read from an atomic; opt, when
+// given, is its Options field.
+func atomicInt(st config.Setting, field func(s *Server) *atomic.Int64, opt ...func(o *Options, n int64)) configParam {
+	p := configParam{Setting: st,
 		get:   func(s *Server) string { return strconv.FormatInt(field(s).Load(), 10) },
 		apply: func(s *Server, v config.Value) { field(s).Store(v.N) }}
+	if len(opt) > 0 {
+		p.opt = func(o *Options, v config.Value) string { opt[0](o, v.N); return "" }
+	}
+	return p
 }
 
 // settable is a setting with no effect in loopkv: stored and reported.
@@ -236,9 +249,10 @@ func settable(st config.Setting) configParam {
 		apply: func(s *Server, v config.Value) { s.cfg.setMisc(name, v.S) }}
 }
 
-// atomicBool is a yes or no setting loops read from an atomic.
-func atomicBool(st config.Setting, field func(s *Server) *atomic.Bool) configParam {
-	return configParam{Setting: st,
+// atomicBool is a yes or no setting loops read from an atomic; opt, when
+// given, is its Options field (as redis.conf writes it).
+func atomicBool(st config.Setting, field func(s *Server) *atomic.Bool, opt ...func(o *Options) *string) configParam {
+	p := configParam{Setting: st,
 		get: func(s *Server) string {
 			if field(s).Load() {
 				return "yes"
@@ -246,6 +260,10 @@ func atomicBool(st config.Setting, field func(s *Server) *atomic.Bool) configPar
 			return "no"
 		},
 		apply: func(s *Server, v config.Value) { field(s).Store(v.N == 1) }}
+	if len(opt) > 0 {
+		p.opt = func(o *Options, v config.Value) string { *opt[0](o) = v.S; return "" }
+	}
+	return p
 }
 
 // setValue parses v with p's Type and applies it: what CONFIG SET does
@@ -256,4 +274,89 @@ func (p *configParam) setValue(s *Server, v string) string {
 		return msg
 	}
 	return p.change(s, v, val)
+}
+
+// OptionsFrom turns settings by name, as redis.conf and the flags give
+// them (aliases resolved), into Options: each value is checked by its
+// row's Type, a setting not given takes its row's default, and each
+// error names its setting ("maxclients: argument must be ...: \"0\"").
+// A mutable setting with no Options field that is given a value other
+// than its default goes to Options.Config, which New applies.
+func OptionsFrom(values map[string]string) (Options, []error) {
+	var o Options
+	var errs []error
+	for _, p := range settingsTable() {
+		raw, given := values[p.Name]
+		if !given {
+			raw = p.Default
+		}
+		vals := []string{raw}
+		if p.Flags&config.Multi != 0 {
+			vals = nil
+			if raw != "" {
+				vals = strings.Split(raw, "\n")
+			}
+		}
+		var v config.Value
+		bad := false
+		for _, line := range vals {
+			var msg string
+			if v, msg = p.Parse(line); msg != "" {
+				errs = append(errs, errors.New(p.Name+": "+msg+": "+strconv.Quote(line)))
+				bad = true
+			}
+		}
+		if bad {
+			continue
+		}
+		if p.Flags&config.Multi != 0 {
+			v = config.Value{S: raw}
+		}
+		if p.opt != nil {
+			if msg := p.opt(&o, v); msg != "" {
+				errs = append(errs, errors.New(p.Name+": "+msg+": "+strconv.Quote(raw)))
+			}
+			continue
+		}
+		if given && raw != p.Default {
+			if o.Config == nil {
+				o.Config = map[string]string{}
+			}
+			o.Config[p.Name] = raw
+		}
+	}
+	return o, errs
+}
+
+// applyConfig applies Options.Config through the rows, after New's
+// other settings; the error names the first setting refused.
+func (s *Server) applyConfig() error {
+	for _, p := range settingsTable() {
+		raw, ok := s.opts.Config[p.Name]
+		if !ok || p.opt != nil || p.immutable() {
+			continue
+		}
+		if msg := p.setValue(s, raw); msg != "" {
+			return errors.New("server: " + p.Name + ": " + msg + ": " + strconv.Quote(raw))
+		}
+	}
+	return nil
+}
+
+// fixed is an immutable setting loopkv accepts and reports but does not
+// use (pidfile, supervised).
+func fixed(st config.Setting) configParam {
+	st.Flags |= config.Immutable
+	return configParam{Setting: st, get: func(s *Server) string {
+		if v, ok := s.opts.Config[st.Name]; ok {
+			return v
+		}
+		return st.Default
+	}}
+}
+
+// toOption is an opt that stores the value's canonical text in an
+// Options field (one that a load function parses again).
+func toOption(field func(o *Options) *string) func(o *Options, v config.Value) string {
+	return func(o *Options, v config.Value) string { *field(o) = v.S; return "" }
 }

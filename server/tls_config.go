@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/loopkv/loopkv/config"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,9 +23,10 @@ func init() {
 	infoSections = append(infoSections, infoSection{name: "tls", fn: (*Server).infoTLS})
 }
 
-// tlsParam is a TLS setting read from and written to TLSOptions.
-func tlsParam(name string, get func(o *TLSOptions) string, set func(o *TLSOptions, v string) string) configParam {
-	return configParam{Setting: config.Setting{Name: name},
+// tlsParam is a TLS setting read from and written to TLSOptions; set
+// checks v and stores it, at start (opt) and by CONFIG SET (a reload).
+func tlsParam(st config.Setting, get func(o *TLSOptions) string, set func(o *TLSOptions, v string) string) configParam {
+	return configParam{Setting: st,
 		get: func(s *Server) string {
 			if s.tls == nil {
 				o := s.opts.TLS.withDefaults()
@@ -35,7 +37,7 @@ func tlsParam(name string, get func(o *TLSOptions) string, set func(o *TLSOption
 		},
 		set: func(s *Server, v string) string {
 			if s.tls == nil {
-				return "TLS is disabled: start the server with tls-port"
+				return errTLSDisabled
 			}
 			o := s.tls.options()
 			if msg := set(&o, v); msg != "" {
@@ -43,11 +45,31 @@ func tlsParam(name string, get func(o *TLSOptions) string, set func(o *TLSOption
 			}
 			s.tls.setTLSOption(func(cur *TLSOptions) { _ = set(cur, v) })
 			return ""
+		},
+		opt: func(o *Options, v config.Value) string {
+			if v.S == "" && st.Default == "" {
+				return "" // unset: TLSOptions' default
+			}
+			return set(&o.TLS, v.S)
+		},
+		// CONFIG REWRITE writes what was configured, not what it defaults to.
+		rewrite: func(s *Server) ([]string, bool) {
+			o := s.opts.TLS
+			if s.tls != nil {
+				o = s.tls.options()
+			}
+			v := get(&o)
+			if v == "" && st.Default == "" {
+				return nil, false
+			}
+			return []string{st.Name + " " + config.Quote(v)}, v != st.Default
 		}}
 }
 
-func tlsString(name string, field func(o *TLSOptions) *string, check func(v string) string) configParam {
-	return tlsParam(name, func(o *TLSOptions) string { return *field(o) },
+const errTLSDisabled = "TLS is disabled: start the server with tls-port"
+
+func tlsString(st config.Setting, field func(o *TLSOptions) *string, check func(v string) string) configParam {
+	return tlsParam(st, func(o *TLSOptions) string { return *field(o) },
 		func(o *TLSOptions, v string) string {
 			if check != nil {
 				if msg := check(v); msg != "" {
@@ -59,23 +81,44 @@ func tlsString(name string, field func(o *TLSOptions) *string, check func(v stri
 		})
 }
 
-// firstOf gets and sets the default (first) entry of a repeatable setting.
-func firstOf(field func(o *TLSOptions) *[]string) (func(o *TLSOptions) string, func(o *TLSOptions, v string) string) {
-	return func(o *TLSOptions) string {
-			if l := *field(o); len(l) > 0 {
-				return l[0]
-			}
-			return ""
-		}, func(o *TLSOptions, v string) string {
-			l := *field(o)
-			if len(l) == 0 {
-				*field(o) = []string{v}
-				return ""
-			}
-			n := append([]string{v}, l[1:]...)
-			*field(o) = n
+// tlsFiles is tls-cert-file or tls-key-file: repeatable, in pairs. CONFIG
+// GET and SET see the first (default) file; redis.conf and the flags give
+// them all, one a line.
+func tlsFiles(st config.Setting, field func(o *TLSOptions) *[]string) configParam {
+	st.Flags |= config.Multi
+	p := tlsParam(st, func(o *TLSOptions) string {
+		if l := *field(o); len(l) > 0 {
+			return l[0]
+		}
+		return ""
+	}, func(o *TLSOptions, v string) string {
+		l := *field(o)
+		if len(l) == 0 {
+			*field(o) = []string{v}
 			return ""
 		}
+		*field(o) = append([]string{v}, l[1:]...)
+		return ""
+	})
+	p.rewrite = func(s *Server) ([]string, bool) {
+		o := s.opts.TLS
+		if s.tls != nil {
+			o = s.tls.options()
+		}
+		var lines []string
+		for _, f := range *field(&o) {
+			lines = append(lines, st.Name+" "+config.Quote(f))
+		}
+		return lines, len(lines) > 0
+	}
+	p.opt = func(o *Options, v config.Value) string {
+		*field(&o.TLS) = nil
+		if v.S != "" {
+			*field(&o.TLS) = strings.Split(v.S, "\n")
+		}
+		return ""
+	}
+	return p
 }
 
 func oneOf(choices ...string) func(string) string {
@@ -89,82 +132,102 @@ func oneOf(choices ...string) func(string) string {
 	}
 }
 
-var tlsConfigParams = func() []configParam {
-	certGet, certSet := firstOf(func(o *TLSOptions) *[]string { return &o.CertFiles })
-	keyGet, keySet := firstOf(func(o *TLSOptions) *[]string { return &o.KeyFiles })
-	return []configParam{
-		{Setting: config.Setting{Name: "tls-port"}, get: func(s *Server) string { return strconv.Itoa(s.opts.TLS.Port) }},
-		tlsParam("tls-cert-file", certGet, certSet),
-		tlsParam("tls-key-file", keyGet, keySet),
-		// The password is never shown.
-		tlsParam("tls-key-file-pass", func(*TLSOptions) string { return "" },
-			func(o *TLSOptions, v string) string { o.KeyFilePass = v; return "" }),
-		tlsString("tls-ca-cert-file", func(o *TLSOptions) *string { return &o.CACertFile }, nil),
-		tlsString("tls-ca-cert-dir", func(o *TLSOptions) *string { return &o.CACertDir }, nil),
-		tlsString("tls-auth-clients", func(o *TLSOptions) *string { return &o.AuthClients }, oneOf("no", "optional", "yes")),
-		tlsString("tls-protocols", func(o *TLSOptions) *string { return &o.Protocols }, func(v string) string {
+// checked adapts a parser of TLS names (suites, groups, protocols).
+func checked[T any](parse func(v string) (T, error)) func(string) string {
+	return func(v string) string {
+		if _, err := parse(v); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+}
+
+// tlsInt is a TLS setting of whole seconds or counts, at least min.
+func tlsInt(st config.Setting, min int, field func(o *TLSOptions) *int) configParam {
+	return tlsParam(st, func(o *TLSOptions) string { return strconv.Itoa(*field(o)) },
+		func(o *TLSOptions, v string) string {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < min || n > math.MaxInt32 {
+				return "argument must be between " + strconv.Itoa(min) + " and 2147483647 inclusive"
+			}
+			*field(o) = n
+			return ""
+		})
+}
+
+var tlsConfigParams = []configParam{
+	{Setting: config.Setting{Name: "tls-port", Default: "0", Type: config.Int{Max: 65535}, Flags: config.Immutable,
+		Help: "TCP port for TLS clients; 0 is no TLS"},
+		get: func(s *Server) string { return strconv.Itoa(s.opts.TLS.Port) },
+		opt: func(o *Options, v config.Value) string { o.TLS.Port = int(v.N); return "" }},
+	tlsFiles(config.Setting{Name: "tls-cert-file", Help: "server certificate chain, PEM; repeat with tls-key-file for SNI certificates"},
+		func(o *TLSOptions) *[]string { return &o.CertFiles }),
+	tlsFiles(config.Setting{Name: "tls-key-file", Help: "private key of tls-cert-file, PEM; one per certificate"},
+		func(o *TLSOptions) *[]string { return &o.KeyFiles }),
+	// The password is never shown.
+	tlsParam(config.Setting{Name: "tls-key-file-pass", Help: "password of an encrypted (legacy PEM) tls-key-file"},
+		func(*TLSOptions) string { return "" },
+		func(o *TLSOptions, v string) string { o.KeyFilePass = v; return "" }),
+	tlsString(config.Setting{Name: "tls-ca-cert-file", Help: "CA certificates client certificates must chain to, PEM"},
+		func(o *TLSOptions) *string { return &o.CACertFile }, nil),
+	tlsString(config.Setting{Name: "tls-ca-cert-dir", Help: "directory of CA certificates for client certificates"},
+		func(o *TLSOptions) *string { return &o.CACertDir }, nil),
+	tlsString(config.Setting{Name: "tls-auth-clients",
+		Help: "client certificates: no, optional or yes (the default with a CA, else no)"},
+		func(o *TLSOptions) *string { return &o.AuthClients }, oneOf("no", "optional", "yes")),
+	tlsString(config.Setting{Name: "tls-protocols", Default: "TLSv1.2 TLSv1.3", Help: "TLS versions offered: TLSv1.2, TLSv1.3 or both"},
+		func(o *TLSOptions) *string { return &o.Protocols }, func(v string) string {
 			if _, _, err := parseTLSProtocols(v); err != nil {
 				return err.Error()
 			}
 			return ""
 		}),
-		tlsString("tls-ciphersuites", func(o *TLSOptions) *string { return &o.Ciphersuites }, func(v string) string {
-			if _, err := parseSuiteList("tls-ciphersuites", v, true); err != nil {
-				return err.Error()
+	tlsString(config.Setting{Name: "tls-ciphersuites", Help: "TLS 1.3 suites, OpenSSL names separated by colons; empty for all"},
+		func(o *TLSOptions) *string { return &o.Ciphersuites },
+		checked(func(v string) ([]uint16, error) { return parseSuiteList("tls-ciphersuites", v, true) })),
+	tlsString(config.Setting{Name: "tls-ciphers", Help: "TLS 1.2 suites, OpenSSL names separated by colons; empty for all"},
+		func(o *TLSOptions) *string { return &o.Ciphers },
+		checked(func(v string) ([]uint16, error) { return parseSuiteList("tls-ciphers", v, false) })),
+	tlsString(config.Setting{Name: "tls-groups", Flags: config.Own, Help: "key exchange groups separated by colons (X25519MLKEM768, X25519, P-256...); empty for all"},
+		func(o *TLSOptions) *string { return &o.Groups }, checked(parseTLSGroups)),
+	tlsString(config.Setting{Name: "tls-session-caching", Default: "yes", Help: "issue session tickets for resumption: yes or no"},
+		func(o *TLSOptions) *string { return &o.SessionCaching }, oneOf("yes", "no")),
+	tlsInt(config.Setting{Name: "tls-session-cache-timeout", Default: "300", Help: "session ticket lifetime in seconds"},
+		1, func(o *TLSOptions) *int { return &o.SessionCacheTimeout }),
+	{Setting: config.Setting{Name: "tls-auth-clients-user", Default: "off", Flags: config.Own,
+		Help: "log a verified client in as the user its certificate's CN or URI SAN names: CN, URI or off (Valkey's)"},
+		get: func(s *Server) string {
+			if s.tls == nil {
+				return "off"
 			}
-			return ""
-		}),
-		tlsString("tls-ciphers", func(o *TLSOptions) *string { return &o.Ciphers }, func(v string) string {
-			if _, err := parseSuiteList("tls-ciphers", v, false); err != nil {
-				return err.Error()
+			return userFromNames[s.tls.userFrom.Load()]
+		},
+		set: func(s *Server, v string) string {
+			if msg := oneOf("CN", "URI", "off")(v); msg != "" {
+				return msg
 			}
-			return ""
-		}),
-		tlsString("tls-groups", func(o *TLSOptions) *string { return &o.Groups }, func(v string) string {
-			if _, err := parseTLSGroups(v); err != nil {
-				return err.Error()
+			if s.tls == nil {
+				return errTLSDisabled
 			}
+			mode, _ := parseUserFrom(v)
+			s.tls.userFrom.Store(mode)
 			return ""
-		}),
-		tlsString("tls-session-caching", func(o *TLSOptions) *string { return &o.SessionCaching }, oneOf("yes", "no")),
-		tlsParam("tls-session-cache-timeout",
-			func(o *TLSOptions) string { return strconv.Itoa(o.SessionCacheTimeout) },
-			func(o *TLSOptions, v string) string {
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 1 {
-					return "argument must be between 1 and 2147483647 inclusive"
-				}
-				o.SessionCacheTimeout = n
-				return ""
-			}),
-		{Setting: config.Setting{Name: "tls-auth-clients-user"},
-			get: func(s *Server) string {
-				if s.tls == nil {
-					return "off"
-				}
-				return userFromNames[s.tls.userFrom.Load()]
-			},
-			set: func(s *Server, v string) string {
-				if msg := oneOf("CN", "URI", "off")(v); msg != "" {
-					return msg
-				}
-				if s.tls == nil {
-					return "TLS is disabled: start the server with tls-port"
-				}
-				mode, _ := parseUserFrom(v)
-				s.tls.userFrom.Store(mode)
-				return ""
-			}},
-		tlsAutoReloadParam,
-		tlsLimit("tls-handshake-timeout", func(t *tlsState) *atomic.Int64 { return &t.handshakeTimeout }),
-		tlsLimit("tls-max-handshakes", func(t *tlsState) *atomic.Int64 { return &t.maxHandshakes }),
-	}
-}()
+		},
+		opt: func(o *Options, v config.Value) string { o.TLS.AuthClientsUser = v.S; return "" }},
+	tlsAutoReloadParam,
+	tlsLimit(config.Setting{Name: "tls-handshake-timeout", Default: "10", Flags: config.Own,
+		Help: "close a connection still handshaking after this many seconds"},
+		func(t *tlsState) *atomic.Int64 { return &t.handshakeTimeout }, func(o *TLSOptions) *int { return &o.HandshakeTimeout }),
+	tlsLimit(config.Setting{Name: "tls-max-handshakes", Default: "1024", Flags: config.Own,
+		Help: "connections handshaking at once; more are refused"},
+		func(t *tlsState) *atomic.Int64 { return &t.maxHandshakes }, func(o *TLSOptions) *int { return &o.MaxHandshakes }),
+}
 
 // tlsLimit is a limit read by the loops at once, with no reload.
-func tlsLimit(name string, field func(t *tlsState) *atomic.Int64) configParam {
-	def := map[string]int64{"tls-handshake-timeout": defaultTLSHandshakeTimeout, "tls-max-handshakes": defaultTLSMaxHandshakes}[name]
-	return configParam{Setting: config.Setting{Name: name},
+func tlsLimit(st config.Setting, field func(t *tlsState) *atomic.Int64, opt func(o *TLSOptions) *int) configParam {
+	st.Type = config.Int{Min: 1, Max: math.MaxInt64}
+	def, _ := strconv.ParseInt(st.Default, 10, 64)
+	return configParam{Setting: st,
 		get: func(s *Server) string {
 			if s.tls == nil {
 				return strconv.FormatInt(def, 10)
@@ -172,16 +235,14 @@ func tlsLimit(name string, field func(t *tlsState) *atomic.Int64) configParam {
 			return strconv.FormatInt(field(s.tls).Load(), 10)
 		},
 		set: func(s *Server, v string) string {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 1 {
-				return "argument must be between 1 and 9223372036854775807 inclusive"
-			}
 			if s.tls == nil {
-				return "TLS is disabled: start the server with tls-port"
+				return errTLSDisabled
 			}
+			n, _ := strconv.ParseInt(v, 10, 64)
 			field(s.tls).Store(n)
 			return ""
-		}}
+		},
+		opt: func(o *Options, v config.Value) string { *opt(&o.TLS) = int(v.N); return "" }}
 }
 
 // infoTLS is INFO's tls section (loopkv's; Redis 7.0 reports no TLS fields).
@@ -230,7 +291,9 @@ func (t *tlsState) certNotAfter() string {
 
 // tlsAutoReloadParam is CONFIG GET/SET tls-auto-reload-interval, in
 // seconds; the file checks read it each second, with no reload.
-var tlsAutoReloadParam = configParam{Setting: config.Setting{Name: "tls-auto-reload-interval"},
+var tlsAutoReloadParam = configParam{Setting: config.Setting{Name: "tls-auto-reload-interval", Default: "0",
+	Type: config.Int{Max: math.MaxInt32}, Flags: config.Own,
+	Help: "seconds between checks of the TLS files, reloaded when they change; 0 never (Valkey's)"},
 	get: func(s *Server) string {
 		if s.tls == nil {
 			return strconv.Itoa(s.opts.TLS.AutoReloadInterval)
@@ -238,15 +301,13 @@ var tlsAutoReloadParam = configParam{Setting: config.Setting{Name: "tls-auto-rel
 		return strconv.Itoa(s.tls.options().AutoReloadInterval)
 	},
 	set: func(s *Server, v string) string {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return "argument must be between 0 and 2147483647 inclusive"
-		}
 		if s.tls == nil {
-			return "TLS is disabled: start the server with tls-port"
+			return errTLSDisabled
 		}
+		n, _ := strconv.Atoi(v) // checked by Type
 		s.tls.mu.Lock()
 		s.tls.opts.AutoReloadInterval = n
 		s.tls.mu.Unlock()
 		return ""
-	}}
+	},
+	opt: func(o *Options, v config.Value) string { o.TLS.AutoReloadInterval = int(v.N); return "" }}

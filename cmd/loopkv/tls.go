@@ -8,34 +8,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/loopkv/loopkv/server"
 )
-
-// tlsDefaults are the TLS settings, named as Redis names them.
-// tls-cert-file and tls-key-file may repeat (pairs: the first pair is the
-// default certificate, the others are chosen by SNI); tls-auth-clients ""
-// means yes with a CA configured and no without.
-var tlsDefaults = settings{
-	"tls-cert-file": "", "tls-key-file": "", "tls-key-file-pass": "", "tls-ca-cert-file": "",
-	"tls-ca-cert-dir": "", "tls-auth-clients": "", "tls-protocols": "TLSv1.2 TLSv1.3",
-	"tls-ciphersuites": "", "tls-ciphers": "", "tls-groups": "", "tls-session-caching": "yes",
-	"tls-session-cache-timeout": "300", "tls-handshake-timeout": "10", "tls-max-handshakes": "1024",
-	"tls-auth-clients-user":    "off", // Valkey's: CN or URI logs a verified client in as the user its CN or a URI SAN names
-	"tls-auto-reload-interval": "0",   // Valkey's: seconds between checks of the TLS files; 0 never
-}
-
-func init() {
-	for k, v := range tlsDefaults {
-		defaults[k] = v
-	}
-}
-
-// repeatable settings keep every value given, one per line.
-var repeatable = map[string]bool{"tls-cert-file": true, "tls-key-file": true}
 
 // devTLSPort is the TLS port of --dev-tls-dir when --tls-port is not given.
 const devTLSPort = 6380
@@ -63,36 +40,10 @@ func (m *multiFlag) Set(s string) error {
 	return nil
 }
 
-// lines splits a repeatable setting; "" gives none.
-func lines(v string) []string {
-	if v == "" {
-		return nil
-	}
-	return strings.Split(v, "\n")
-}
-
-// buildTLSOptions turns the tls-* settings into server.TLSOptions.
-func buildTLSOptions(cfg settings, num func(string) int) (server.TLSOptions, []error) {
+// checkTLSOptions checks what no single TLS setting can: certificates
+// and keys come in pairs, and a TLS port needs them.
+func checkTLSOptions(cfg settings, o server.TLSOptions) []error {
 	var errs []error
-	o := server.TLSOptions{
-		Port:                num("tls-port"),
-		CertFiles:           lines(cfg["tls-cert-file"]),
-		KeyFiles:            lines(cfg["tls-key-file"]),
-		KeyFilePass:         cfg["tls-key-file-pass"],
-		CACertFile:          cfg["tls-ca-cert-file"],
-		CACertDir:           cfg["tls-ca-cert-dir"],
-		AuthClients:         strings.ToLower(cfg["tls-auth-clients"]),
-		Protocols:           cfg["tls-protocols"],
-		Ciphersuites:        cfg["tls-ciphersuites"],
-		Ciphers:             cfg["tls-ciphers"],
-		Groups:              cfg["tls-groups"],
-		SessionCaching:      strings.ToLower(cfg["tls-session-caching"]),
-		SessionCacheTimeout: num("tls-session-cache-timeout"),
-		HandshakeTimeout:    num("tls-handshake-timeout"),
-		MaxHandshakes:       num("tls-max-handshakes"),
-		AuthClientsUser:     cfg["tls-auth-clients-user"],
-		AutoReloadInterval:  num("tls-auto-reload-interval"),
-	}
 	if len(o.CertFiles) != len(o.KeyFiles) {
 		errs = append(errs, fmt.Errorf("tls-cert-file and tls-key-file must come in pairs: %d certificates, %d keys",
 			len(o.CertFiles), len(o.KeyFiles)))
@@ -100,7 +51,7 @@ func buildTLSOptions(cfg settings, num func(string) int) (server.TLSOptions, []e
 	if o.Port != 0 && len(o.CertFiles) == 0 && cfg["dev-tls-dir"] == "" {
 		errs = append(errs, errors.New("tls-port needs tls-cert-file and tls-key-file (or --dev-tls-dir)"))
 	}
-	return o, errs
+	return errs
 }
 
 // devTLS applies --dev-tls-dir: with no certificate given it generates (or

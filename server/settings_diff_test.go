@@ -1,0 +1,423 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopkv/loopkv/config"
+)
+
+// settingsDefaultDiffers are the settings whose default CONFIG GET differs
+// from redis-server 7.0's on purpose, and why.
+var settingsDefaultDiffers = map[string]string{
+	"bind":                       "loopkv listens on 127.0.0.1 only; Redis's default is \"* -::*\"",
+	"port":                       "the two servers run on other ports",
+	"dir":                        "the two servers run in other directories",
+	"io-threads":                 "reports loopkv's event loops",
+	"client-output-buffer-limit": "loopkv caps normal clients at 256mb; Redis leaves them unlimited",
+	"syslog-ident":               "loopkv logs as loopkv",
+	"tls-protocols":              "loopkv reports the versions it offers, Redis an empty string",
+	"tls-auth-clients":           "loopkv's default follows whether a CA is configured",
+	"loglevel":                   "the reference runs at warning",
+	"hash-max-listpack-entries":  "loopkv's default is redis.conf's 128 (store.DefaultLimits); Redis's built-in one is 512",
+	"appendonly":                 "loopkv does not write an append-only file yet",
+}
+
+// settingsImmutableDiffers are the settings Redis 7.0 changes with CONFIG
+// SET and loopkv does not, and why.
+var settingsImmutableDiffers = map[string]string{
+	"bind":     "the listeners are bound once, at start",
+	"port":     "the listeners are bound once, at start",
+	"tls-port": "the listeners are bound once, at start",
+}
+
+// settingsNotIn70 are rows redis-server 7.0 does not have.
+var settingsNotIn70 = map[string]string{
+	"set-max-listpack-entries": "Redis 7.2's", "set-max-listpack-value": "Redis 7.2's",
+}
+
+// newDaemonServer is a server as the daemon builds it from no settings at
+// all: every row's default, through OptionsFrom.
+func newDaemonServer(t *testing.T, configFile string) *ourServer {
+	t.Helper()
+	values := map[string]string{}
+	if configFile != "" {
+		f, err := os.Open(configFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs, err := config.ParseFile(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		find := func(name string) *config.Setting {
+			if p := findConfigParam([]byte(name)); p != nil {
+				return &p.Setting
+			}
+			return nil
+		}
+		if err := config.Load(configFile, dirs, find, values); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, errs := OptionsFrom(values)
+	if len(errs) > 0 {
+		t.Fatalf("OptionsFrom(%q): %v", values, errs)
+	}
+	o.ConfigFile = configFile
+	o.Persist.Dir = t.TempDir()
+	s := New(o)
+	return &ourServer{s: s, cl: &client{proto: 2}}
+}
+
+// configPairs parses a CONFIG GET reply (a flat RESP2 array of bulk
+// strings) into sorted "name=value" pairs.
+func configPairs(t *testing.T, raw []byte) []string {
+	t.Helper()
+	r := bufio.NewReader(bytes.NewReader(raw))
+	line, _ := r.ReadString('\n')
+	if !strings.HasPrefix(line, "*") {
+		t.Fatalf("CONFIG GET reply %q", raw)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+	var items []string
+	for range n {
+		h, _ := r.ReadString('\n')
+		size, _ := strconv.Atoi(strings.TrimSpace(h[1:]))
+		b := make([]byte, size+2)
+		if _, err := r.Read(b); err != nil && size > 0 {
+			t.Fatal(err)
+		}
+		items = append(items, string(b[:size]))
+	}
+	var pairs []string
+	for i := 0; i+1 < len(items); i += 2 {
+		pairs = append(pairs, items[i]+"="+items[i+1])
+	}
+	sort.Strings(pairs)
+	return pairs
+}
+
+// badValues are values each type refuses, with Redis's reasons.
+func badValues(typ config.Type) []string {
+	switch t := typ.(type) {
+	case config.Int:
+		vs := []string{"abc", "-1", "01", "+1", "1.5", "", "99999999999999999999"}
+		if t.Max < math.MaxInt64 && t.Max > 0 {
+			vs = append(vs, strconv.FormatInt(t.Max+1, 10))
+		}
+		if t.Min > math.MinInt64 && t.Min != 0 {
+			vs = append(vs, strconv.FormatInt(t.Min-1, 10))
+		}
+		return vs
+	case config.Memory:
+		return []string{"abc", "-1", "1tb", "1kbb", "99999999999999999999", "1"}
+	case config.Bool:
+		return []string{"maybe", "1", ""}
+	case config.Enum:
+		return []string{"nosuch", ""}
+	}
+	return nil
+}
+
+// goodValue is a value the row accepts other than its default, or "".
+func goodValue(p *configParam) string {
+	switch t := p.Type.(type) {
+	case config.Int:
+		if t.Max > 0 && p.Default != "3" {
+			return "3"
+		}
+	case config.Memory:
+		return "2mb"
+	case config.Bool:
+		if p.Default == "yes" {
+			return "no"
+		}
+		return "yes"
+	case config.Enum:
+		for _, n := range t {
+			if n != p.Default && !strings.HasSuffix(n, "-lfu") {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// TestSettingsMatchRedis checks every row redis-server 7.0 also has:
+// CONFIG GET of the default, immutability, the error for each bad value
+// and a CONFIG SET / CONFIG GET round trip, under the row's name and its
+// aliases, on both servers; loopkv's own rows round-trip on loopkv alone.
+func TestSettingsMatchRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newDaemonServer(t, "")
+	for _, p := range settingsTable() {
+		p := p
+		names := append([]string{p.Name}, p.Aliases...)
+		get := []string{"CONFIG", "GET", p.Name}
+		if p.Flags&config.Own != 0 || settingsNotIn70[p.Name] != "" {
+			if w := ref.do(t, get); string(w) != "*0\r\n" {
+				t.Errorf("%s is marked as loopkv's own, but redis-server has it: %q", p.Name, w)
+			}
+			if v := goodValue(&p); v != "" && !p.immutable() {
+				if r := ours.do(t, []string{"CONFIG", "SET", p.Name, v}); string(r) != "+OK\r\n" &&
+					!strings.Contains(string(r), errTLSDisabled) {
+					t.Errorf("CONFIG SET %s %s: %q", p.Name, v, r)
+				}
+				ours.do(t, []string{"CONFIG", "SET", p.Name, p.Default})
+			}
+			continue
+		}
+		for _, name := range names {
+			get := []string{"CONFIG", "GET", name}
+			w, g := ref.do(t, get), ours.do(t, get)
+			if string(w) == "*0\r\n" {
+				t.Errorf("%s: redis-server 7.0 has no such setting; mark it config.Own or list it in settingsNotIn70", name)
+				continue
+			}
+			if _, differs := settingsDefaultDiffers[p.Name]; !differs && !bytes.Equal(w, g) {
+				t.Errorf("%q default: redis %q, loopkv %q", get, w, g)
+			}
+			cur := configPairs(t, g)[0][len(name)+1:]
+			set := []string{"CONFIG", "SET", name, cur}
+			w, g = ref.do(t, set), ours.do(t, set)
+			rImm, oImm := bytes.Contains(w, []byte("immutable")), bytes.Contains(g, []byte("immutable"))
+			if _, differs := settingsImmutableDiffers[p.Name]; rImm != oImm && !differs {
+				t.Errorf("%q: redis %q, loopkv %q", set, w, g)
+			}
+			if rImm || oImm {
+				continue
+			}
+			for _, bad := range badValues(p.Type) {
+				set := []string{"CONFIG", "SET", name, bad}
+				if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
+					t.Errorf("%q: redis %q, loopkv %q", set, w, g)
+				}
+			}
+			if v := goodValue(&p); v != "" && settingsDefaultDiffers[p.Name] == "" {
+				set := []string{"CONFIG", "SET", name, v}
+				if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
+					t.Errorf("%q: redis %q, loopkv %q", set, w, g)
+				}
+				for _, n := range names {
+					get := []string{"CONFIG", "GET", n}
+					if w, g := ref.do(t, get), ours.do(t, get); !bytes.Equal(w, g) {
+						t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
+					}
+				}
+				reset := []string{"CONFIG", "SET", name, cur}
+				ref.do(t, reset)
+				ours.do(t, reset)
+			}
+		}
+	}
+}
+
+// configGetTests are CONFIG GET forms: globs, several patterns, aliases,
+// names in capitals (echoed as given), unknown names.
+var configGetTests = [][]string{
+	{"*max-*-entries"},
+	{"*ziplist*"},
+	{"maxmemory*"},
+	{"MAXCLIENTS"},
+	{"hash-max-ziplist-entries", "hash-max-listpack-entries"},
+	{"timeout", "maxclients", "timeout"},
+	{"nosuch"},
+	{"latency-*", "slowlog-*"},
+	{"[lm]axmemory"},
+	{"?imeout"},
+	{"*-max-listpack-value", "hash-*"},
+}
+
+// TestConfigGetPatternsMatchRedis compares CONFIG GET of patterns, as maps:
+// Redis answers in its dictionary's order. Settings either side lacks are
+// left out of the comparison.
+func TestConfigGetPatternsMatchRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newDaemonServer(t, "")
+	known := func(pairs []string, other *ourServer) []string {
+		var out []string
+		for _, kv := range pairs {
+			name := kv[:strings.IndexByte(kv, '=')]
+			p := findConfigParam([]byte(name))
+			if p == nil || p.Flags&config.Own != 0 || settingsNotIn70[p.Name] != "" || settingsDefaultDiffers[p.Name] != "" {
+				continue
+			}
+			out = append(out, kv)
+		}
+		return out
+	}
+	for _, pats := range configGetTests {
+		cmd := append([]string{"CONFIG", "GET"}, pats...)
+		w := known(configPairs(t, ref.do(t, cmd)), ours)
+		g := known(configPairs(t, ours.do(t, cmd)), ours)
+		if strings.Join(w, "\n") != strings.Join(g, "\n") {
+			t.Errorf("%q:\nredis  %q\nloopkv %q", cmd, w, g)
+		}
+	}
+}
+
+// configSetTests are multi-pair CONFIG SETs: all are applied or none.
+var configSetTests = [][]string{
+	{"maxclients", "500", "timeout", "7"},
+	{"maxclients", "600", "timeout", "abc"},
+	{"maxclients", "700", "maxclients", "800"},
+	{"timeout", "1", "nosuch", "2"},
+	{"timeout", "2", "databases", "3"},
+	{"maxmemory", "10mb", "maxmemory-policy", "allkeys-lru", "hash-max-ziplist-entries", "64"},
+	{"hash-max-ziplist-entries", "10", "hash-max-listpack-entries", "20"},
+	{"slowlog-max-len", "10", "latency-tracking", "nope"},
+	{"timeout"},
+}
+
+// TestConfigSetIsAtomicAsInRedis sends each multi-pair CONFIG SET to both
+// servers and compares the reply and the settings named after it.
+func TestConfigSetIsAtomicAsInRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newDaemonServer(t, "")
+	for _, pairs := range configSetTests {
+		set := append([]string{"CONFIG", "SET"}, pairs...)
+		if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
+			t.Errorf("%q: redis %q, loopkv %q", set, w, g)
+		}
+		get := []string{"CONFIG", "GET"}
+		for i := 0; i < len(pairs); i += 2 {
+			get = append(get, pairs[i])
+		}
+		if w, g := configPairs(t, ref.do(t, get)), configPairs(t, ours.do(t, get)); strings.Join(w, " ") != strings.Join(g, " ") {
+			t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
+		}
+	}
+}
+
+// TestEverySettingHasHelpAndItsDefaultParses fails for a row with no
+// one-line meaning (--help prints it), a default its own type refuses, or
+// no way to read it.
+func TestEverySettingHasHelpAndItsDefaultParses(t *testing.T) {
+	for _, p := range settingsTable() {
+		if strings.TrimSpace(p.Help) == "" || strings.Contains(p.Help, "\n") {
+			t.Errorf("%s: no one-line help", p.Name)
+		}
+		if p.get == nil {
+			t.Errorf("%s: no get", p.Name)
+		}
+		if p.Flags&config.Multi == 0 || p.Default != "" {
+			if _, msg := p.Parse(p.Default); msg != "" {
+				t.Errorf("%s: default %q refused: %s", p.Name, p.Default, msg)
+			}
+		}
+		if p.Name != strings.ToLower(p.Name) {
+			t.Errorf("%s: names are lower case", p.Name)
+		}
+	}
+}
+
+// rewriteCase is a starting file and the CONFIG SETs before CONFIG
+// REWRITE.
+type rewriteCase struct {
+	name string
+	file string
+	sets [][]string
+}
+
+var rewriteCases = []rewriteCase{
+	{"nothing changed", "# top\nmaxclients 10000\n\n\n# c2\ntimeout 5\n", nil},
+	{"in place and appended",
+		"# top comment\n  maxclients 100\nhz 10\n\n# c2\ntimeout 5\nhash-max-ziplist-entries 100\nloglevel notice\nmaxmemory 1gb\n",
+		[][]string{{"timeout", "0"}, {"maxmemory", "100mb"}, {"client-query-buffer-limit", "2mb"},
+			{"maxmemory-policy", "allkeys-lru"}, {"slowlog-max-len", "64"}, {"hash-max-listpack-value", "1024"},
+			{"latency-tracking", "no"}, {"notify-keyspace-events", "KEA"}}},
+	{"duplicates removed", "maxclients 10\nmaxclients 20\ntimeout 1\ntimeout 2\n", [][]string{{"maxclients", "30"}}},
+	{"signature kept", "timeout 1\n# Generated by CONFIG REWRITE\nmaxclients 5\n", [][]string{{"tcp-keepalive", "60"}}},
+}
+
+// rewriteIgnored are the lines redis-server writes that loopkv leaves to
+// others: dir (each server runs elsewhere), the ACL users, and Redis
+// 7.0's always-written percentiles and default save rules.
+func rewriteIgnored(line string) bool {
+	for _, p := range []string{"dir ", "user ", "latency-tracking-info-percentiles ", "save ", "port "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestConfigRewriteMatchesRedis starts both servers on the same file,
+// applies the same CONFIG SETs and compares the rewritten files: the
+// lines of the old file in order, and the appended block as a set (Redis
+// appends in its dictionary's order).
+func TestConfigRewriteMatchesRedis(t *testing.T) {
+	for _, tc := range rewriteCases {
+		dir := t.TempDir()
+		refFile, ourFile := filepath.Join(dir, "redis.conf"), filepath.Join(dir, "loopkv.conf")
+		for _, f := range []string{refFile, ourFile} {
+			if err := os.WriteFile(f, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ref := startDiffRedisWith(t, refFile)
+		ours := newDaemonServer(t, ourFile)
+		for _, kv := range tc.sets {
+			set := append([]string{"CONFIG", "SET"}, kv...)
+			if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
+				t.Errorf("%s: %q: redis %q, loopkv %q", tc.name, set, w, g)
+			}
+		}
+		rw := []string{"CONFIG", "REWRITE"}
+		if w, g := ref.do(t, rw), ours.do(t, rw); !bytes.Equal(w, g) {
+			t.Fatalf("%s: %q: redis %q, loopkv %q", tc.name, rw, w, g)
+		}
+		want, _ := os.ReadFile(refFile)
+		got, _ := os.ReadFile(ourFile)
+		wHead, wTail := splitRewrite(string(want))
+		gHead, gTail := splitRewrite(string(got))
+		if wHead != gHead || wTail != gTail {
+			t.Errorf("%s: rewritten file\nredis-server:\n%s\nloopkv:\n%s", tc.name, want, got)
+		}
+	}
+}
+
+// splitRewrite returns a rewritten file's lines before the appended block
+// and the appended lines sorted, both without rewriteIgnored lines.
+func splitRewrite(s string) (head, tail string) {
+	var h, tl []string
+	in := &h
+	for _, l := range strings.Split(s, "\n") {
+		if rewriteIgnored(l) {
+			continue
+		}
+		if l == config.Signature {
+			in = &tl
+		}
+		*in = append(*in, l)
+	}
+	sort.Strings(tl)
+	return strings.Join(h, "\n"), strings.Join(tl, "\n")
+}
+
+// diffRedisConfigFile, when set, is the file startDiffRedis starts
+// redis-server on.
+var diffRedisConfigFile string
+
+// startDiffRedisWith is startDiffRedis on a config file.
+func startDiffRedisWith(t *testing.T, file string) *redisRef {
+	t.Helper()
+	diffRedisConfigFile = file
+	defer func() { diffRedisConfigFile = "" }()
+	rr := startDiffRedis(t)
+	deadline := time.Now().Add(5 * time.Second)
+	for string(rr.do(t, []string{"PING"})) != "+PONG\r\n" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return rr
+}
