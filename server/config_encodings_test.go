@@ -1,9 +1,6 @@
 package server
 
-import (
-	"bytes"
-	"testing"
-)
+import "testing"
 
 // TestEncodingSettingsMatchRedis sets every encoding threshold that Redis
 // 7.0 has, by its name and by its old alias, to good and bad values on
@@ -20,16 +17,7 @@ func TestEncodingSettingsMatchRedis(t *testing.T) {
 				continue
 			}
 			for _, v := range values {
-				set := []string{"CONFIG", "SET", name, v}
-				if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
-					t.Errorf("%q: redis %q, loopkv %q", set, w, g)
-				}
-				for _, n := range names {
-					get := []string{"CONFIG", "GET", n}
-					if w, g := ref.do(t, get), ours.do(t, get); !bytes.Equal(w, g) {
-						t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
-					}
-				}
+				diffSetThenGet(t, ref, ours, name, v, names)
 			}
 		}
 	}

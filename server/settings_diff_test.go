@@ -204,20 +204,27 @@ func TestSettingsMatchRedis(t *testing.T) {
 				}
 			}
 			if v := goodValue(&p); v != "" && settingsDefaultDiffers[p.Name] == "" {
-				set := []string{"CONFIG", "SET", name, v}
-				if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
-					t.Errorf("%q: redis %q, loopkv %q", set, w, g)
-				}
-				for _, n := range names {
-					get := []string{"CONFIG", "GET", n}
-					if w, g := ref.do(t, get), ours.do(t, get); !bytes.Equal(w, g) {
-						t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
-					}
-				}
+				diffSetThenGet(t, ref, ours, name, v, names)
 				reset := []string{"CONFIG", "SET", name, cur}
 				ref.do(t, reset)
 				ours.do(t, reset)
 			}
+		}
+	}
+}
+
+// diffSetThenGet sends CONFIG SET name v to both servers, then CONFIG GET
+// of each of names, and reports any reply that differs.
+func diffSetThenGet(t *testing.T, ref *redisRef, ours *ourServer, name, v string, names []string) {
+	t.Helper()
+	set := []string{"CONFIG", "SET", name, v}
+	if w, g := ref.do(t, set), ours.do(t, set); !bytes.Equal(w, g) {
+		t.Errorf("%q: redis %q, loopkv %q", set, w, g)
+	}
+	for _, n := range names {
+		get := []string{"CONFIG", "GET", n}
+		if w, g := ref.do(t, get), ours.do(t, get); !bytes.Equal(w, g) {
+			t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
 		}
 	}
 }
