@@ -27,6 +27,7 @@ var settingsDefaultDiffers = map[string]string{
 	"tls-protocols":              "loopkv reports the versions it offers, Redis an empty string",
 	"tls-auth-clients":           "loopkv's default follows whether a CA is configured",
 	"loglevel":                   "the reference runs at warning",
+	"save":                       "the reference runs with save \"\"",
 	"hash-max-listpack-entries":  "loopkv's default is redis.conf's 128 (store.DefaultLimits); Redis's built-in one is 512",
 	"appendonly":                 "loopkv does not write an append-only file yet",
 }
