@@ -58,6 +58,7 @@ func startDiffRedis(t *testing.T) *redisRef {
 		args = []string{diffRedisConfigFile, "--port", strconv.Itoa(port), "--save", "", "--daemonize", "no"}
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir() // anything it writes (appendonlydir, dump.rdb) stays out of the tree
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

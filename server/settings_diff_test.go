@@ -29,7 +29,6 @@ var settingsDefaultDiffers = map[string]string{
 	"loglevel":                   "the reference runs at warning",
 	"save":                       "the reference runs with save \"\"",
 	"hash-max-listpack-entries":  "loopkv's default is redis.conf's 128 (store.DefaultLimits); Redis's built-in one is 512",
-	"appendonly":                 "loopkv does not write an append-only file yet",
 }
 
 // settingsImmutableDiffers are the settings Redis 7.0 changes with CONFIG
