@@ -5,38 +5,6 @@ import (
 	"testing"
 )
 
-var matchTests = []struct {
-	pattern, s string
-	want       bool
-}{
-	{"*", "maxmemory", true},
-	{"max*", "maxmemory-policy", true},
-	{"MAX*", "maxmemory", true},
-	{"*ziplist*", "hash-max-ziplist-entries", true},
-	{"*ziplist*", "hash-max-listpack-entries", false},
-	{"?ort", "port", true},
-	{"?ort", "tls-port", false},
-	{"[mp]ort", "port", true},
-	{"[^p]ort", "port", false},
-	{"[a-z]ort", "port", true},
-	{"[z-a]ort", "port", true},
-	{"p\\ort", "port", true},
-	{"p\\*", "p*", true},
-	{"p\\*", "px", false},
-	{"*a*a*a*a*a*a*a*a*a*a*b", strings.Repeat("a", 60), false},
-	{"", "", true},
-	{"a[", "a", false},
-	{"**x", "x", true},
-}
-
-func TestMatchFollowsRedisGlobs(t *testing.T) {
-	for i, tt := range matchTests {
-		if got := Match(tt.pattern, tt.s); got != tt.want {
-			t.Errorf("#%d: Match(%q, %q) = %v, want %v", i, tt.pattern, tt.s, got, tt.want)
-		}
-	}
-}
-
 var parseTests = []struct {
 	typ     Type
 	in      string

@@ -5,7 +5,6 @@
 // immutable, may it repeat).
 //
 // The package knows no server: it parses redis.conf files (ParseFile,
-// SplitArgs), matches CONFIG GET patterns (Match), formats values for a
-// file (Quote, FormatMemory) and rewrites a file as CONFIG REWRITE does
-// (Rewrite). Package server registers the rows and applies the values.
+// SplitArgs, Load), formats values for a file (Quote, FormatMemory) and
+// rewrites a file as CONFIG REWRITE does (Rewrite). Package server registers the rows and applies the values.
 package config

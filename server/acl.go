@@ -819,6 +819,12 @@ func globMatch(pat string, s []byte) bool {
 	if len(s) == 0 {
 		return len(pat) == 0
 	}
+	return globMatchFold(pat, s, false)
+}
+
+// globMatchFold is globMatch of a non-empty s; with fold, letters match
+// in either case (stringmatchlen's nocase, as CONFIG GET matches names).
+func globMatchFold(pat string, s []byte, fold bool) bool {
 	p, i := 0, 0
 	starP, starI := -1, 0
 	for i < len(s) {
@@ -833,7 +839,7 @@ func globMatch(pat string, s []byte) bool {
 			continue
 		}
 		if p < len(pat) {
-			if next, ok := globOne(pat, p, s[i]); ok {
+			if next, ok := globOne(pat, p, s[i], fold); ok {
 				p, i = next, i+1
 				continue
 			}
@@ -852,7 +858,10 @@ func globMatch(pat string, s []byte) bool {
 
 // globOne matches the single-character token of pat at p (not '*')
 // against ch and returns the position after the token.
-func globOne(pat string, p int, ch byte) (int, bool) {
+func globOne(pat string, p int, ch byte, fold bool) (int, bool) {
+	if fold {
+		ch = lower(ch)
+	}
 	switch pat[p] {
 	case '?':
 		return p + 1, true
@@ -860,16 +869,23 @@ func globOne(pat string, p int, ch byte) (int, bool) {
 		if p+1 < len(pat) {
 			p++
 		}
-		return p + 1, pat[p] == ch
+		return p + 1, foldIf(pat[p], fold) == ch
 	case '[':
-		return globClass(pat, p+1, ch)
+		return globClass(pat, p+1, ch, fold)
 	}
-	return p + 1, pat[p] == ch
+	return p + 1, foldIf(pat[p], fold) == ch
+}
+
+func foldIf(c byte, fold bool) byte {
+	if fold {
+		return lower(c)
+	}
+	return c
 }
 
 // globClass matches a [...] class whose body starts at p; an unclosed
 // class runs to the end of pat, as in Redis.
-func globClass(pat string, p int, ch byte) (int, bool) {
+func globClass(pat string, p int, ch byte, fold bool) (int, bool) {
 	not := p < len(pat) && pat[p] == '^'
 	if not {
 		p++
@@ -879,16 +895,16 @@ func globClass(pat string, p int, ch byte) (int, bool) {
 		switch {
 		case pat[p] == '\\' && p+1 < len(pat):
 			p++
-			match = match || pat[p] == ch
+			match = match || foldIf(pat[p], fold) == ch
 		case p+2 < len(pat) && pat[p+1] == '-':
-			lo, hi := pat[p], pat[p+2]
+			lo, hi := foldIf(pat[p], fold), foldIf(pat[p+2], fold)
 			if lo > hi {
 				lo, hi = hi, lo
 			}
 			match = match || (lo <= ch && ch <= hi)
 			p += 2
 		default:
-			match = match || pat[p] == ch
+			match = match || foldIf(pat[p], fold) == ch
 		}
 		p++
 	}

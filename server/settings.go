@@ -156,7 +156,7 @@ func cmdConfigGet(c *cmdCtx) {
 				continue
 			}
 			for _, n := range append([]string{p.Name}, p.Aliases...) {
-				if !seen(n) && config.Match(string(pat), n) {
+				if !seen(n) && globMatchFold(string(pat), []byte(n), true) {
 					hits = append(hits, hit{n, p})
 				}
 			}
