@@ -53,6 +53,7 @@ test: deps vet cross
 bench: deps
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 	benchmarks/persist.sh
+	benchmarks/aof.sh
 
 # Every fuzz target for FUZZTIME each.
 fuzz:

@@ -189,10 +189,26 @@ func setAppendFsync(s *Server, v string) string {
 	if aof.Fsync(s.cfg.aof.fsync.Swap(int32(f))) == f || s.aof.log.Load() == nil {
 		return ""
 	}
-	if err := s.reopenAOF(); err != nil {
-		s.log.Warn("Reopening the append only file with the new appendfsync failed", zap.Error(err))
-	}
+	s.underOrderLock(func() {
+		if err := s.reopenAOF(); err != nil {
+			s.log.Warn("Reopening the append only file with the new appendfsync failed", zap.Error(err))
+		}
+	})
 	return ""
+}
+
+// underOrderLock runs fn, which takes the order lock, on a goroutine of
+// its own and waits for it a moment: CONFIG SET may run inside an EXEC,
+// which holds the order lock until it ends, and fn then runs right after.
+func (s *Server) underOrderLock(fn func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	t := time.NewTimer(100 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // setAppendOnly is CONFIG SET appendonly: yes opens the log and starts a
@@ -203,7 +219,7 @@ func setAppendOnly(s *Server, v string) string {
 		return "" // unchanged, or at setup: Serve opens the log (loadAOF)
 	}
 	if !on {
-		s.stopAOF()
+		s.underOrderLock(s.stopAOF)
 		return ""
 	}
 	if err := s.startAOF(); err != nil {

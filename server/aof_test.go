@@ -131,3 +131,25 @@ func TestAOFConfigAndRewrite(t *testing.T) {
 		t.Errorf("after restart:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestAOFConfigInsideExec: CONFIG SET appendfsync and appendonly inside a
+// transaction, which holds the order lock, take effect once it ends.
+func TestAOFConfigInsideExec(t *testing.T) {
+	_, rc := aofServer(t, t.TempDir(), "everysec")
+	rc.do("MULTI")
+	rc.do("SET", "a", "1")
+	rc.do("CONFIG", "SET", "appendfsync", "always")
+	rc.do("CONFIG", "SET", "appendonly", "no")
+	if r := rc.do("EXEC"); r != "*3\r\n+OK\r\n+OK\r\n+OK\r\n" {
+		t.Fatalf("EXEC: %q", r)
+	}
+	for i := 0; !strings.Contains(rc.do("INFO", "persistence"), "aof_enabled:0"); i++ {
+		if i > 200 {
+			t.Fatal("appendonly no did not take effect")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if r := rc.do("SET", "b", "2"); r != "+OK\r\n" {
+		t.Fatalf("SET after: %q", r)
+	}
+}
