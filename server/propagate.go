@@ -38,6 +38,7 @@ import (
 //	BZPOPMIN, BZPOPMAX          ZPOPMIN|ZPOPMAX key
 //	ZMPOP, BZMPOP               ZPOPMIN|ZPOPMAX key n
 //	SORT ... STORE              as sent; SORT without STORE writes nothing
+//	RESTORE key ttl ...         RESTORE key abs-ms ... ABSTTL, or DEL key when abs-ms is past
 //	MULTI ... EXEC              the transaction's changes; wrapped in MULTI/EXEC when there are two or more
 //
 // SELECT goes before a change whose database is not the stream's. A
@@ -76,6 +77,7 @@ const (
 	propMPop                       // LMPOP, BLMPOP
 	propZMPop                      // ZMPOP, BZMPOP
 	propSort                       // SORT
+	propRestore                    // RESTORE
 	propExec                       // EXEC: holds the lock; its queued commands propagate
 )
 
@@ -87,7 +89,7 @@ var propRules = map[string]propRule{
 	"incrbyfloat": propIncrFloat, "hincrbyfloat": propHIncrFloat, "spop": propSPop,
 	"blpop": propBPop, "brpop": propBPop, "bzpopmin": propBZPop, "bzpopmax": propBZPop,
 	"blmove": propBMove, "brpoplpush": propBMove, "lmpop": propMPop, "blmpop": propMPop,
-	"zmpop": propZMPop, "bzmpop": propZMPop, "sort": propSort, "exec": propExec,
+	"zmpop": propZMPop, "bzmpop": propZMPop, "sort": propSort, "exec": propExec, "restore": propRestore,
 	// nothing changed when they answer 0
 	"del": propNonZero, "unlink": propNonZero, "persist": propNonZero, "hdel": propNonZero,
 	"srem": propNonZero, "zrem": propNonZero, "lrem": propNonZero, "hsetnx": propNonZero,
@@ -383,6 +385,8 @@ func (p *propagator) rewrite(c *cmdCtx, cmd *command, reply []byte) bool {
 		return p.result(db, "HSET", a[1:3], reply, "")
 	case propSPop:
 		return p.srem(db, a[1], reply)
+	case propRestore:
+		p.restore(c)
 	case propSort:
 		for _, x := range a[2:] {
 			if optIs(x, "store") {
@@ -417,6 +421,30 @@ func (p *propagator) result(db int, name string, a [][]byte, reply []byte, tail 
 		p.str(tail)
 	}
 	return true
+}
+
+// restore is RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f]
+// with a relative TTL made absolute, as Redis's restoreCommand propagates it.
+func (p *propagator) restore(c *cmdCtx) {
+	a := c.args
+	ttl, _ := store.ParseInt(a[2])
+	abs := false
+	for _, x := range a[4:] {
+		abs = abs || optIs(x, "absttl")
+	}
+	if ttl == 0 || abs {
+		if ttl != 0 && ttl <= c.now {
+			p.del(c.db(), a[1])
+			return
+		}
+		p.asIs(c.db(), a)
+		return
+	}
+	p.begin(c.db(), len(a)+1)
+	p.begin1(a[:2])
+	p.num(ttl + c.now)
+	p.begin1(a[3:])
+	p.str("ABSTTL")
 }
 
 // setExUnit is SETEX's seconds or PSETEX's milliseconds.

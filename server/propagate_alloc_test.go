@@ -1,6 +1,10 @@
 package server
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/loopkv/loopkv/aof"
+)
 
 // propAllocCommands are the rewritten writes, beside zeroAllocCommands
 // (INCRBYFLOAT is not here: its float arithmetic allocates, sink or not).
@@ -50,5 +54,25 @@ func BenchmarkPropagateSet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.execute(cl, in, out[:0], allocNow, scratch)
+	}
+}
+
+// BenchmarkAOFSet is SET EX through the whole AOF path of a loop's batch:
+// the order lock, the rewrite, aof.Log.Append (appendfsync everysec, the
+// writer goroutine writing meanwhile) and the batch's hold check.
+func BenchmarkAOFSet(b *testing.B) {
+	s, cl, scratch := newAllocServer(b, nil)
+	l, err := aof.Open(aof.Options{Dir: b.TempDir(), Fsync: aof.EverySec})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	s.useLog(l, aof.EverySec)
+	in := diffEncode([]string{"SET", "key:000001", "value-value-value", "EX", "100"})
+	out := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.execute(cl, in, out[:0], allocNow, scratch)
+		cl.ctx.propSeq = 0
 	}
 }

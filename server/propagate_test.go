@@ -370,3 +370,28 @@ func rawItems(raw string) []string {
 		out = append(out, string(body[:n]))
 	}
 }
+
+// TestPropagationRestoreIsAbsolute: RESTORE with a relative TTL goes to
+// the stream with the absolute time and ABSTTL, and redis-server loading
+// the stream gets the key with loopkv's expiry time.
+func TestPropagationRestoreIsAbsolute(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	sink := attachSink(s)
+	rc := dialRaw(t, s.Addr())
+	rc.do("HSET", "h", "f", "v")
+	payload := rawItems(rc.do("DUMP", "h"))[0]
+	if r := rc.do("RESTORE", "r", "100000", payload); r != "+OK\r\n" {
+		t.Fatalf("RESTORE: %q", r)
+	}
+	if r := rc.do("RESTORE", "r2", "0", payload, "REPLACE"); r != "+OK\r\n" {
+		t.Fatalf("RESTORE: %q", r)
+	}
+	stream := sink.bytes()
+	if !strings.Contains(string(stream), "ABSTTL") {
+		t.Errorf("no ABSTTL in %q", stream)
+	}
+	mine := dumpKeyspace(t, rc)
+	if got := dumpKeyspace(t, dialRaw(t, loadStreamIntoRedis(t, stream))); got != mine {
+		t.Errorf("replayed:\n%s\nloopkv:\n%s", got, mine)
+	}
+}

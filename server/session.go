@@ -132,7 +132,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	cl.ncmds++
 	cl.lastCmd = cmd
 	mark := beginCall(c)
-	ord := s.ordered(c, cmd) // propagate.go: the order lock while a sink is attached
+	ord := (cl.execing || s.prop.on.Load()) && s.ordered(c, cmd) // propagate.go: the order lock while a sink is attached
 	if cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0 {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
@@ -157,7 +157,9 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 			s.serveBlocked(c, cmd) // blocking.go: waiters run right after the write that readied their keys
 		}
 	}
-	s.unorder(c)
+	if c.prop {
+		s.unorder(c)
+	}
 }
 
 // needsClock reports whether running cmd for cl may read the clock: any
