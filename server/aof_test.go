@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,8 @@ func init() {
 	}{
 		{"AOFRestartKeepsWrites", TestAOFRestartKeepsWrites},
 		{"AOFConfigAndRewrite", TestAOFConfigAndRewrite},
+		{"AOFConfigInsideExec", TestAOFConfigInsideExec},
+		{"AOFAlwaysRepliesAfterTheWrite", TestAOFAlwaysRepliesAfterTheWrite},
 	}...)
 }
 
@@ -151,5 +155,74 @@ func TestAOFConfigInsideExec(t *testing.T) {
 	}
 	if r := rc.do("SET", "b", "2"); r != "+OK\r\n" {
 		t.Fatalf("SET after: %q", r)
+	}
+}
+
+// TestAOFAlwaysRepliesAfterTheWrite: with appendfsync always, on both
+// engines, plaintext and TLS, a write's reply comes only once the AOF
+// file holds the write; a blocked BLPOP served by another client's push
+// is answered after the pop is in the file too.
+func TestAOFAlwaysRepliesAfterTheWrite(t *testing.T) {
+	p := newTestPKI(t)
+	dir := t.TempDir()
+	s := startTLSServer(t, p, Options{Persist: PersistOptions{Dir: dir}, AOF: AOFOptions{AppendOnly: "yes", AppendFsync: "always"}})
+	incr := filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")
+	inFile := func(what string) bool {
+		b, err := os.ReadFile(incr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(string(b), what)
+	}
+	tc := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	tr := bufio.NewReader(tc)
+	plain := dialRaw(t, s.Addr())
+	for i := 0; i < 20; i++ {
+		key := "held:" + strconv.Itoa(i)
+		var r string
+		if i%2 == 0 {
+			r = tlsDo(t, tc, tr, "SET", key, "v")
+		} else {
+			r = plain.do("SET", key, "v")
+		}
+		if r != "+OK\r\n" {
+			t.Fatalf("SET: %q", r)
+		}
+		if !inFile(key) {
+			t.Fatalf("%s answered before the AOF held it", key)
+		}
+	}
+	// a pipeline: every reply, and the last one's write, after the fsync
+	var batch strings.Builder
+	for i := 0; i < 50; i++ {
+		batch.WriteString(multibulk("RPUSH", "pipe", strconv.Itoa(i)))
+	}
+	if _, err := tc.Write([]byte(batch.String())); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		if r, err := readRaw(tr); err != nil || r != ":"+strconv.Itoa(i+1)+"\r\n" {
+			t.Fatalf("RPUSH %d: %q %v", i, r, err)
+		}
+	}
+	if !inFile("$2\r\n49\r\n") {
+		t.Fatal("the pipeline was answered before the AOF held it")
+	}
+	blocked := dialRaw(t, s.Addr())
+	blocked.send(multibulk("BLPOP", "bq", "0"))
+	for i := 0; s.blocked.n.Load() == 0; i++ {
+		if i > 500 {
+			t.Fatal("BLPOP did not block")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if r := tlsDo(t, tc, tr, "RPUSH", "bq", "item"); r != ":1\r\n" {
+		t.Fatalf("RPUSH: %q", r)
+	}
+	if r := blocked.reply(); r != "*2\r\n$2\r\nbq\r\n$4\r\nitem\r\n" {
+		t.Fatalf("BLPOP: %q", r)
+	}
+	if !inFile("LPOP\r\n$2\r\nbq") {
+		t.Fatal("the served BLPOP is not in the AOF")
 	}
 }
