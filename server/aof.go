@@ -33,7 +33,8 @@ import (
 // change, the store snapshot is taken and Log.Rewrite marks the cut in the
 // append stream; the base is written from the snapshot as RDB (the
 // aof-use-rdb-preamble form) on the log's goroutine, and the next change
-// starts the new incr file with a SELECT.
+// starts the new incr file with a SELECT. With aof-use-rdb-preamble no the
+// base is the commands that rebuild the snapshot (aof_base.go).
 //
 // appendfsync always: a connection's replies that depend on changes not
 // yet durable wait (aof_hold.go); every other connection goes on.
@@ -53,7 +54,7 @@ type AOFOptions struct {
 	AutoAOFRewritePercentage  string // default 100; 0 disables auto-rewrite
 	AutoAOFRewriteMinSize     string // default 64mb
 	AOFLoadTruncated          string // default yes
-	AOFUseRDBPreamble         string // default yes; the base is always RDB (see aofConfig)
+	AOFUseRDBPreamble         string // default yes; no writes the base as commands
 	AOFTimestampEnabled       string // default no; accepted, no timestamps are written
 	AOFRewriteIncrementalSync string // default yes; accepted
 }
@@ -65,7 +66,7 @@ type aofConfig struct {
 	autoPct       atomic.Int64
 	autoMin       atomic.Int64
 	loadTruncated atomic.Bool
-	preamble      atomic.Bool // accepted; the base is RDB either way
+	preamble      atomic.Bool // aof-use-rdb-preamble: the base is RDB, else commands
 	timestamps    atomic.Bool // accepted; no annotations are written
 	incrSync      atomic.Bool // accepted
 	dirName       string      // immutable after setup, as in Redis
@@ -159,7 +160,7 @@ var aofSettings = []configParam{
 		Help: "load an AOF whose last command is torn, cutting it off, instead of refusing to start"},
 		func(s *Server) *atomic.Bool { return &s.cfg.aof.loadTruncated }, func(o *Options) *string { return &o.AOF.AOFLoadTruncated }),
 	atomicBool(config.Setting{Name: "aof-use-rdb-preamble", Default: "yes", Type: config.Bool{},
-		Help: "write the AOF's base in RDB format (accepted; loopkv always does)"},
+		Help: "write the AOF's base in RDB format; no writes it as commands"},
 		func(s *Server) *atomic.Bool { return &s.cfg.aof.preamble }, func(o *Options) *string { return &o.AOF.AOFUseRDBPreamble }),
 	atomicBool(config.Setting{Name: "aof-timestamp-enabled", Default: "no", Type: config.Bool{},
 		Help: "timestamp annotations in the AOF (accepted; none are written)"},
@@ -315,10 +316,13 @@ func (s *Server) aofApplier() func(args [][]byte) error {
 	}
 }
 
-// writeAOFBase writes sn as an RDB base with the aof-base aux field, and
-// closes it.
+// writeAOFBase writes sn as an RDB base with the aof-base aux field, or
+// as commands with aof-use-rdb-preamble no, and closes it.
 func (s *Server) writeAOFBase(w io.Writer, sn *store.Snapshot) error {
 	defer sn.Close()
+	if !s.cfg.aof.preamble.Load() {
+		return writeAOFCommands(w, sn) // aof_base.go
+	}
 	_, err := rdb.Write(w, sn, rdb.Options{Compress: s.cfg.persist.compression.Load(), Checksum: true,
 		Aux: map[string]string{"aof-base": "1"}})
 	return err

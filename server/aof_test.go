@@ -45,8 +45,20 @@ func stopServer(t *testing.T, s *Server) {
 // a new server on the same directory, and redis-server, load the same
 // keyspace.
 func TestAOFRestartKeepsWrites(t *testing.T) {
+	for _, preamble := range []string{"yes", "no"} {
+		t.Run("aof-use-rdb-preamble="+preamble, func(t *testing.T) { aofRestart(t, preamble) })
+	}
+}
+
+func aofRestart(t *testing.T, preamble string) {
 	dir := t.TempDir()
 	s, rc := aofServer(t, dir, "always")
+	rc.do("CONFIG", "SET", "aof-use-rdb-preamble", preamble)
+	rc.do("ZADD", "zinf", "-inf", "lo", "inf", "hi", "0.1", "mid")
+	rc.do("HSET", "big", "f1", "v1", "f2", "v2")
+	for i := 0; i < 150; i++ {
+		rc.do("RPUSH", "long", strconv.Itoa(i))
+	}
 	for _, cmd := range [][]string{
 		{"SET", "a", "1"}, {"SET", "t", "v", "EX", "1000"}, {"RPUSH", "l", "x", "y", "z"},
 		{"SADD", "s", "m1", "m2"}, {"SPOP", "s"}, {"HSET", "h", "f", "v"}, {"ZADD", "z", "1", "a", "2", "b"},
@@ -60,6 +72,13 @@ func TestAOFRestartKeepsWrites(t *testing.T) {
 		t.Fatalf("BGREWRITEAOF: %q", r)
 	}
 	waitRewrite(t, rc)
+	base := ".base.rdb"
+	if preamble == "no" {
+		base = ".base.aof"
+	}
+	if m, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")); !strings.Contains(string(m), base) {
+		t.Fatalf("manifest after the rewrite, want a %s base:\n%s", base, m)
+	}
 	rc.do("SELECT", "0")
 	rc.do("RPUSH", "l", "after")
 	rc.do("DEL", "a")
