@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -81,10 +80,7 @@ func TestSaveRulesStartABackgroundSave(t *testing.T) {
 // previous file is left whole. Needs root (mount); skipped otherwise.
 func TestFullDiskFailsTheSave(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(dir, 0) })
+	mountTmpfs(t, dir, "size=64k")
 	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: dir, Save: "3600 1", RDBCompression: "no"}})
 	c := dialRaw(t, s.Addr())
 	c.do("SET", "small", "v")
