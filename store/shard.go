@@ -45,8 +45,8 @@ type shard struct {
 	// moving holds a copy of an element that moves between values (LMOVE)
 	moving []byte
 	// snaps are the snapshots for which some table of the shard is
-	// unchanged since they were taken: the first lockShard copies the
-	// tables for them (cow) before anything changes
+	// unchanged since they were taken: lockShard copies those tables for
+	// them (cow) before anything changes
 	snaps []*Snapshot
 	// view is View's Value, so that passing it to the callback allocates nothing
 	view Value

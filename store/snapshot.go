@@ -9,7 +9,8 @@ import (
 
 // Snapshot is a point-in-time image of the whole keyspace, taken in
 // O(shards × databases) time: writes after it do not change what it shows,
-// and no loop waits for it beyond the copy of one shard's tables. See
+// and no loop waits for it beyond the copy of one table (of one shard's
+// tables, for a multi-key write). See
 // "Point-in-time snapshots" in the package documentation. Its methods must
 // not be called while the caller holds a Lock view.
 type Snapshot struct {
@@ -93,8 +94,8 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 
 // lockShardRead locks sh unless this view holds it, without the copy that
 // lockShard makes for pending snapshots: for an operation that changes
-// nothing a snapshot shows, or that calls sh.cow first when it does (a
-// read deleting an expired key). What a read may change without the copy
+// nothing a snapshot shows, or that calls sh.cowBefore first when it does
+// (a read deleting an expired key). What a read may change without the copy
 // is the LRU clock of the keys it touches and, through the incremental
 // rehash steps of its lookups, the bucket arrays: the keys, values and
 // TTLs stay as they were, and a copy taken later shows them alike.
