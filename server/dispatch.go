@@ -24,10 +24,11 @@ type cmdCtx struct {
 	// after a nested call. endCommand adds it to Server.dirty and zeroes it.
 	dirty int64
 	// propagation (propagate.go)
-	prop    bool   // this call holds the order lock
-	txnProp bool   // the running EXEC holds it: its commands propagate
-	propSeq uint64 // the highest change sequence the replies in out depend on; 0 for none
-	propJ   int    // journal entries propagated already
+	prop      bool   // this call holds the order lock
+	txnProp   bool   // the running EXEC holds it: its commands propagate
+	propSeq   uint64 // the highest change sequence the replies in out depend on; 0 for none
+	propJ     int    // journal entries propagated already
+	propDirty int64  // c.dirty when the running call began
 }
 
 // db is the client's selected database.

@@ -10,7 +10,7 @@ import (
 )
 
 // Propagation (Redis's propagate / alsoPropagate): every command that
-// changed the keyspace is fed, in the deterministic form Redis 7 writes
+// changed the keyspace (c.dirty grew while it ran, notify.go) is fed, in the deterministic form Redis 7 writes
 // to its AOF and replication stream, to the server's one change stream,
 // which hands it to a sink (the AOF log; later, replicas).
 //
@@ -63,7 +63,6 @@ type propRule uint8
 const (
 	propNone       propRule = iota // not a write: nothing to propagate, no order lock
 	propAsIs                       // deterministic: as it came
-	propNonZero                    // as it came, unless it replied :0 (nothing changed)
 	propExpire                     // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT
 	propSetEx                      // SETEX, PSETEX
 	propSet                        // SET
@@ -90,11 +89,6 @@ var propRules = map[string]propRule{
 	"blpop": propBPop, "brpop": propBPop, "bzpopmin": propBZPop, "bzpopmax": propBZPop,
 	"blmove": propBMove, "brpoplpush": propBMove, "lmpop": propMPop, "blmpop": propMPop,
 	"zmpop": propZMPop, "bzmpop": propZMPop, "sort": propSort, "exec": propExec, "restore": propRestore,
-	// nothing changed when they answer 0
-	"del": propNonZero, "unlink": propNonZero, "persist": propNonZero, "hdel": propNonZero,
-	"srem": propNonZero, "zrem": propNonZero, "lrem": propNonZero, "hsetnx": propNonZero,
-	"setnx": propNonZero, "msetnx": propNonZero, "renamenx": propNonZero, "move": propNonZero,
-	"copy": propNonZero, "smove": propNonZero, "lpushx": propNonZero, "rpushx": propNonZero,
 }
 
 // propRuleOf is the rule of a command row (newCmdTable).
@@ -124,6 +118,7 @@ func (p *propagator) restart() { p.db = -1 }
 // pays while no sink is attached. c.prop remembers the answer for the
 // hooks that follow the handler.
 func (s *Server) ordered(c *cmdCtx, cmd *command) bool {
+	c.propDirty = c.dirty
 	if c.cl.execing {
 		return c.txnProp // reads too: their expired keys go in the transaction
 	}
@@ -159,7 +154,9 @@ func (s *Server) propagateCall(c *cmdCtx, cmd *command, mark int) {
 	}
 	p := &s.prop
 	p.journal(c, nil)
-	if reply := c.out[mark:]; cmd.prop != propNone && len(reply) > 0 && reply[0] != '-' {
+	// c.dirty counts the command's changes (notify.go): none, nothing to
+	// propagate, as Redis's call() decides
+	if reply := c.out[mark:]; cmd.prop != propNone && c.dirty > c.propDirty && len(reply) > 0 && reply[0] != '-' {
 		p.rewrite(c, cmd, reply)
 	}
 	c.noteSeq(p.commit())
@@ -364,11 +361,6 @@ func (p *propagator) rewrite(c *cmdCtx, cmd *command, reply []byte) bool {
 	db, a := c.db(), c.args
 	switch cmd.prop {
 	case propAsIs:
-		p.asIs(db, a)
-	case propNonZero:
-		if string(reply) == ":0\r\n" {
-			return false
-		}
 		p.asIs(db, a)
 	case propExpire:
 		return p.expire(c, reply)

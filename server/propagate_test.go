@@ -250,6 +250,12 @@ func TestPropagationMatchesRedis(t *testing.T) {
 			t.Errorf("stream holds %q, which is not deterministic", bad)
 		}
 	}
+	// writes that changed nothing (c.dirty stayed 0) are not in the stream
+	for _, noop := range []string{"$2\r\ns3\r\n$1\r\nw\r\n", "$6\r\nnosuch\r\n"} {
+		if strings.Contains(string(stream), noop) {
+			t.Errorf("stream holds the no-op %q", noop)
+		}
+	}
 }
 
 // waitForBlock waits until loopkv and the reference each count one more
