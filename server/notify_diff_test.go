@@ -22,6 +22,24 @@ import (
 
 const notifySync = "notify-sync"
 
+func init() {
+	engineSuite = append(engineSuite, []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"NotifyStringsMatchRedis", TestNotifyStringsMatchRedis},
+		{"NotifyConfigMatchRedis", TestNotifyConfigMatchRedis},
+		{"NotifyGenericMatchRedis", TestNotifyGenericMatchRedis},
+		{"NotifyHashesAndSetsMatchRedis", TestNotifyHashesAndSetsMatchRedis},
+		{"NotifyListsAndSortedSetsMatchRedis", TestNotifyListsAndSortedSetsMatchRedis},
+		{"BlockedServedAcrossDatabasesMatchRedis", TestBlockedServedAcrossDatabasesMatchRedis},
+		{"NotifyKeyMissMatchRedis", TestNotifyKeyMissMatchRedis},
+		{"NotifyGoRedisPubSub", TestNotifyGoRedisPubSub},
+		{"NotifyActiveExpiry", TestNotifyActiveExpiry},
+		{"NotifyEvicted", TestNotifyEvicted},
+	}...)
+}
+
 type notifySide struct {
 	t        *testing.T
 	cmd, bg  *rawConn
