@@ -32,7 +32,7 @@
 #   KEYS=1000000 benchmarks/persist.sh     # a reduced run
 #
 # Knobs: KEYS=5000000 VALUE_SIZE=64 CONNS=50 DURATION=5s OPEN_DURATION=10s
-# OPEN_FRACTION=0.5 LOAD_CONNS=4 LOAD_PIPELINE=1000 RUN_TIMEOUT=900
+# OPEN_FRACTION=0.5 LOAD_CONNS=4 LOAD_PIPELINE=1000 RUN_TIMEOUT=900 TARGETS="loopkv redis"
 # SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results GO=go
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -198,8 +198,9 @@ run_server() {
 	stop "$PID"
 }
 
-run_server loopkv
-run_server redis
+for t in ${TARGETS:-loopkv redis}; do
+	run_server "$t"
+done
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(($(date -u +%s) - START))
