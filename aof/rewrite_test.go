@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -226,5 +229,59 @@ func TestBaseInBackgroundHoldsDurableUntilTheManifest(t *testing.T) {
 	got, _, err := replay(t, Options{Dir: dir})
 	if err != nil || strings.Join(got, ",") != "SET during 1,SET snap 1,SET after 1" {
 		t.Fatalf("replay = %q, %v", got, err)
+	}
+}
+
+// TestLogModelAcrossReopens runs random appends and rewrites (some
+// failing) over many Open/Close cycles with every policy, and checks at
+// each Open that the log replays to the model's values, and at the end
+// that redis-check-aof takes the files.
+func TestLogModelAcrossReopens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 1))
+	t.Logf("seed 15")
+	dir := t.TempDir()
+	var history []string // every SET ever appended, in order
+	for round := range 12 {
+		p := []Fsync{Always, EverySec, No}[round%3]
+		l, err := Open(Options{Dir: dir, Fsync: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kv := map[string]string{}
+		if _, err := l.Load(nil, func(args [][]byte) error {
+			kv[string(args[1])] = string(args[2])
+			return nil
+		}); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		want := map[string]string{}
+		for _, h := range history {
+			k, v, _ := strings.Cut(h, "=")
+			want[k] = v
+		}
+		if !maps.Equal(kv, want) {
+			t.Fatalf("round %d: replayed %d keys, want %d", round, len(kv), len(want))
+		}
+		m := &model{kv: kv, l: l}
+		for range 200 {
+			switch r := rng.IntN(100); {
+			case r < 3:
+				m.rewrite(errors.New("failed on purpose")) // may find one running
+			case r < 6:
+				m.rewrite(nil)
+			default:
+				k, v := "k"+strconv.Itoa(rng.IntN(50)), strconv.Itoa(rng.IntN(1000))
+				m.set(k, v)
+				history = append(history, k+"="+v)
+			}
+		}
+		waitRewrite(l)
+		if err := l.Close(); err != nil {
+			t.Fatalf("round %d: Close: %v", round, err)
+		}
+	}
+	out, err := exec.Command("redis-check-aof", filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")).CombinedOutput()
+	if err != nil && !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("redis-check-aof: %v\n%s", err, out)
 	}
 }
