@@ -202,6 +202,17 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	return n, closeAfter
 }
 
+// noteActive publishes now (Unix ms) as the connection's last activity, for
+// CLIENT LIST's idle, the idle timeout and the TLS sweep that sheds a quiet
+// connection's AEADs: forward moves, and backward steps of the wall clock
+// larger than the tick's lag. owning loop only.
+func (cs *connState) noteActive(now int64) {
+	if now > cs.pubActive || now < cs.pubActive-2*int64(tickInterval/time.Millisecond) {
+		cs.pubActive = now
+		cs.shared.lastActive.Store(now)
+	}
+}
+
 // runBatch runs the complete commands at the front of in, appending their
 // replies to out, and publishes what other loops read about the client.
 // owning loop only.
@@ -221,12 +232,7 @@ func (h *handler) runBatch(cs *connState, ls *loopState, in, out []byte) (int, [
 	if now == 0 { // no command read the clock: the tick's time serves the idle timeout
 		now = coarseMs.Load()
 	}
-	// Publish forward moves, and backward steps of the wall clock larger
-	// than the tick's lag.
-	if now > cs.pubActive || now < cs.pubActive-2*int64(tickInterval/time.Millisecond) {
-		cs.pubActive = now
-		cs.shared.lastActive.Store(now)
-	}
+	cs.noteActive(now)
 	if cl.lastCmd != cs.pubCmd {
 		cs.pubCmd = cl.lastCmd
 		cs.shared.lastCmd.Store(cl.lastCmd)

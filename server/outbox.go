@@ -117,6 +117,10 @@ func (h *handler) deliverPending(cs *connState, ls *loopState, out []byte) []byt
 	if cs.tls != nil {
 		out = h.sealReplies(cs, ls, out, hdr, start)
 	}
+	// Output is activity, as in Redis (writeToClient sets lastinteraction):
+	// a subscriber that receives messages is not idle, and its TLS keys stay
+	// built (sweepTLS) instead of being shed and rebuilt between messages.
+	cs.noteActive(coarseMs.Load())
 	return out
 }
 

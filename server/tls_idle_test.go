@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/tls"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,5 +73,57 @@ func TestTLSIdleConnectionsShedKeysAndKeepWorking(t *testing.T) {
 				t.Errorf("round %d: %s: PING = %q", round, tt.name, got)
 			}
 		}
+	}
+}
+
+// TestTLSSubscriberReceivingIsActive: output counts as activity, as in
+// Redis (writeToClient sets lastinteraction): a TLS subscriber that has
+// sent nothing for over two seconds shows idle>=2 in CLIENT LIST, and after
+// a message reaches it, idle below 2 again, so the sweep does not shed the
+// keys of a subscriber that keeps receiving.
+func TestTLSSubscriberReceivingIsActive(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{})
+	admin := dialRaw(t, s.Addr())
+	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "CLIENT", "SETNAME", "sub"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT SETNAME = %q", got)
+	}
+	if got := tlsDo(t, c, r, "SUBSCRIBE", "ch"); got != "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n" {
+		t.Fatalf("SUBSCRIBE = %q", got)
+	}
+	idle := func() int {
+		list := admin.do("CLIENT", "LIST")
+		for _, line := range strings.Split(list, "\n") {
+			if !strings.Contains(line, " name=sub ") {
+				continue
+			}
+			_, v, _ := strings.Cut(line, " idle=")
+			v, _, _ = strings.Cut(v, " ")
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("CLIENT LIST line %q", line)
+			}
+			return n
+		}
+		t.Fatalf("no subscriber in CLIENT LIST %q", list)
+		return 0
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for idle() < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := idle(); got < 2 {
+		t.Fatalf("idle = %d after a quiet wait, want >= 2", got)
+	}
+	if got := admin.do("PUBLISH", "ch", "hello"); got != ":1\r\n" {
+		t.Fatalf("PUBLISH = %q", got)
+	}
+	if got, err := readRaw(r); err != nil || got != "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n" {
+		t.Fatalf("message = %q %v", got, err)
+	}
+	if got := idle(); got >= 2 {
+		t.Fatalf("idle = %d right after a delivery, want < 2 (output is activity)", got)
 	}
 }
