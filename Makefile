@@ -54,6 +54,9 @@ bench: deps
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 	benchmarks/persist.sh
 	benchmarks/aof.sh
+	benchmarks/fanout.sh
+	benchmarks/multi.sh
+	benchmarks/churn.sh
 
 # Every fuzz target for FUZZTIME each.
 fuzz:
