@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"TLSSubscriberReceivingIsActive", TestTLSSubscriberReceivingIsActive})
+}
+
 // tlsIdleClients are the crypto/tls clients that go quiet: TLS 1.3 and 1.2,
 // AES-GCM and ChaCha20-Poly1305.
 var tlsIdleClients = []struct {
