@@ -167,6 +167,7 @@ type loopJournal struct {
 	j     store.Journal
 	store *store.Store // s.store.WithJournal(&j); nil until the loop's first command
 	done  int          // entries of j already published
+	mark  int          // entries of j before the running command (markJournal)
 	buf   []byte       // channel names of the event being published
 	enc   [2][]byte    // the message of a publish, RESP2 and RESP3 (pubsub.go)
 }
@@ -275,7 +276,7 @@ func (c *cmdCtx) endCommand() {
 			c.publishJournal(flags, 0, nil)
 		}
 		lj.j.Reset()
-		lj.done = 0
+		lj.done, lj.mark = 0, 0
 	}
 	if c.dirty != 0 {
 		c.srv.dirty.Add(c.dirty)
@@ -455,7 +456,7 @@ func (c *cmdCtx) emptied(db int, key []byte) bool {
 	if lj == nil {
 		return false
 	}
-	for i := lj.j.Entries() - 1; i >= lj.done; i-- {
+	for i := lj.j.Entries() - 1; i >= max(lj.done, lj.mark); i-- {
 		if edb, ekey, kind := lj.j.Entry(i); kind == store.JournalDeleted && edb == db && bytes.Equal(ekey, key) {
 			return true
 		}
@@ -674,4 +675,12 @@ func (c *cmdCtx) notifySortStore(dst []byte, n int) {
 		return
 	}
 	c.notifyStore(notifyList, "sortstore", dst, 0)
+}
+
+// markJournal notes where the running command's entries start, so that
+// emptied never sees a deletion by an earlier command of a transaction.
+func (c *cmdCtx) markJournal() {
+	if c.jl != nil {
+		c.jl.mark = c.jl.j.Entries()
+	}
 }

@@ -247,6 +247,8 @@ var notifyHashSetScript = []string{
 	"SDIFFSTORE d x y", "SINTERSTORE d x nokey", "SINTERSTORE d x nokey", "SDIFFSTORE d2 x x",
 	"SUNIONSTORE d3 x", "SET str v", "SUNIONSTORE str x", "SADD big " + strings.Repeat("m ", 1) + "n o p",
 	"SREM big m n o p",
+	"MULTI", "SADD tx a", "SREM tx a", "SADD tx a b", "SREM tx a", "SINTERSTORE tx2 tx", "SINTERSTORE tx2 nos",
+	"SINTERSTORE tx2 tx", "SADD tx3 x", "DEL tx3", "SINTERSTORE tx3 nos", "EXEC",
 }
 
 func TestNotifyHashesAndSetsMatchRedis(t *testing.T) {
@@ -258,6 +260,7 @@ func TestNotifyHashesAndSetsMatchRedis(t *testing.T) {
 	diffNotify(t, s.Addr(), ref, 2, "KEn", notifyHashSetScript)
 	diffNotify(t, s.Addr(), ref, 2, "Kshn", notifyHashSetScript)
 	diffNotify(t, s.Addr(), ref, 3, "Eg", notifyHashSetScript)
+	diffNotify(t, s.Addr(), ref, 2, "Kh", notifyHashSetScript)
 }
 
 // notifyListZSetScript covers the list, sorted-set and blocking commands.

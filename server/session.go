@@ -136,6 +136,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 	if cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0 {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
+	c.markJournal() // notify.go
 	cmd.Fn(c)
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
