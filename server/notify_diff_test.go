@@ -37,6 +37,7 @@ func init() {
 		{"NotifyGoRedisPubSub", TestNotifyGoRedisPubSub},
 		{"NotifyActiveExpiry", TestNotifyActiveExpiry},
 		{"NotifyEvicted", TestNotifyEvicted},
+		{"NotifyOverTLS", TestNotifyOverTLS},
 	}...)
 }
 

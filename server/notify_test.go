@@ -128,3 +128,26 @@ func TestNotifyEvicted(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// A TLS subscriber receives the events of a plaintext writer's commands
+// and of the ticker's active expiry, sealed by its own loop.
+func TestNotifyOverTLS(t *testing.T) {
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{NotifyKeyspaceEvents: "KEA"})
+	ctx := context.Background()
+	sub := redis.NewClient(&redis.Options{Addr: s.TLSAddr(), Protocol: 3, TLSConfig: p.clientConfig()})
+	defer sub.Close()
+	ps := sub.PSubscribe(ctx, "__keyevent@0__:*")
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	ch := ps.Channel()
+	w := newGoRedis(t, redis.Options{Addr: s.Addr()})
+	w.Set(ctx, "tk", "v", 30*time.Millisecond)
+	for _, want := range []string{"__keyevent@0__:set tk", "__keyevent@0__:expire tk", "__keyevent@0__:expired tk"} {
+		if m := nextMessage(t, ch); m.Channel+" "+m.Payload != want {
+			t.Fatalf("message %q, want %q", m.Channel+" "+m.Payload, want)
+		}
+	}
+}
