@@ -82,7 +82,8 @@ func (m *memAcct) add(d int64) {
 // arena is the pointer-free memory of one database of one shard: pages of
 // bytes cut into chunks of size classes, with a free list per class
 // threaded through the freed chunks. The garbage collector sees one
-// pointer per page, never one per key. Chunks are addressed by refs, which
+// pointer per page, never one per key, and its full-size pages live
+// outside the heap on huge pages where the system has them (hugepage.go). Chunks are addressed by refs, which
 // stay valid as pages are added; slices returned by at are valid until the
 // chunk is freed. Guarded by the shard lock.
 type arena struct {
@@ -93,6 +94,7 @@ type arena struct {
 	bump      int // next free offset in pages[cur]
 	next      int // size of the next small page
 	acct      *memAcct
+	huge      *hugeOwner // pages outside the heap (hugepage.go), nil for none
 }
 
 func (a *arena) init(acct *memAcct) {
@@ -110,7 +112,7 @@ func (a *arena) alloc(n int) (ref, uint8, []byte) {
 	c := classOf(n)
 	if c == classLarge {
 		sz := chunkSize(c, n)
-		p := a.newPage(sz)
+		p := a.newPage(sz, false)
 		a.acct.add(int64(sz))
 		return ref(p << refShift), c, a.pages[p]
 	}
@@ -130,7 +132,7 @@ func (a *arena) alloc(n int) (ref, uint8, []byte) {
 			ps *= 2
 		}
 		a.next = min(ps*2, maxPage)
-		a.cur = a.newPage(ps)
+		a.cur = a.newPage(ps, ps == maxPage)
 		a.bump = 0
 	}
 	r := ref(a.cur<<refShift | a.bump/refUnit)
@@ -139,9 +141,18 @@ func (a *arena) alloc(n int) (ref, uint8, []byte) {
 	return r, c, b
 }
 
-// newPage adds a page of sz bytes, reusing a freed page index.
-func (a *arena) newPage(sz int) int {
-	b := make([]byte, sz)
+// newPage adds a page of sz bytes, reusing a freed page index. With huge
+// (a full-size page of small chunks) it comes from a huge-page region where
+// there is one: such pages are never released one by one (large pages
+// are), only with the arena.
+func (a *arena) newPage(sz int, huge bool) int {
+	var b []byte
+	if huge {
+		b = a.hugePage()
+	}
+	if b == nil {
+		b = make([]byte, sz)
+	}
 	if n := len(a.freePages); n > 0 {
 		p := int(a.freePages[n-1])
 		a.freePages = a.freePages[:n-1]

@@ -110,6 +110,8 @@ func (d *dict) unlink(a *arena, r ref, h uint32) {
 	d.count--
 	if d.count == 0 {
 		a.acct.add(-d.arrayBytes())
+		a.freeBuckets(d.tab[0])
+		a.freeBuckets(d.tab[1])
 		*d = newDict(d.hdr, d.hmask)
 		return
 	}
@@ -160,10 +162,10 @@ func (d *dict) resize(a *arena, n int) {
 	}
 	a.acct.add(int64(4 * n))
 	if len(d.tab[0]) == 0 {
-		d.tab[0] = make([]ref, n)
+		d.tab[0] = a.buckets(n, d.hdr == keyHdr)
 		return
 	}
-	d.tab[1] = make([]ref, n)
+	d.tab[1] = a.buckets(n, d.hdr == keyHdr)
 	d.rehash = 0
 }
 
@@ -193,6 +195,7 @@ func (d *dict) step(a *arena, n int) {
 		n--
 	}
 	if d.rehash >= len(old) {
+		a.freeBuckets(old)
 		d.tab[0], d.tab[1] = nt, nil
 		d.rehash = -1
 		a.acct.add(-int64(4 * len(old)))

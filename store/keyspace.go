@@ -485,6 +485,7 @@ func (sh *shard) flush(db int) {
 	t := &sh.dbs[db]
 	total := t.acct.total
 	total.Add(-t.acct.used)
+	t.a.drop()
 	*t = keyTable{}
 	t.init(total)
 }
