@@ -51,6 +51,20 @@
 // in the same arena, named by an index into the table's objs: one bucket
 // array per big aggregate, no pointer per field.
 //
+// Huge pages (hugepage.go). At millions of keys a lookup is two dependent
+// random reads, the bucket word and the record, and on the Go heap's 4 KiB
+// pages each also misses the TLB. So the arenas' full-size (256 KiB) pages
+// and the key dicts' bucket arrays of 256 KiB or more are cut from 64 MiB
+// regions mapped outside the heap and advised MADV_HUGEPAGE on Linux, where
+// transparent huge pages ("madvise" or "always") back them with 2 MiB
+// pages; elsewhere, or if mapping fails, they come from the heap. The
+// collector does not see them, so they are released explicitly: with the
+// table (FlushDB, FlushAll), when a rehash finishes with the old array or
+// the last key goes, and by a cleanup when an arena becomes unreachable;
+// each release is zeroed and returned on a goroutine of its own, and a
+// region with nothing in use is unmapped. Snapshot copies clone into the
+// heap. BenchmarkScaleHugePages compares the two layouts in one process.
+//
 // # Tables that grow by steps
 //
 // Each table is a chained hash table over the arena (dict.go) whose bucket
@@ -59,9 +73,10 @@
 // both arrays are live, every lookup or insert moves one bucket (visiting at
 // most ten empty ones), and RehashCycle, run from the server's 100 ms
 // ticker, moves more for 1 ms. No lock is held for a whole-table rehash.
-// FlushDB detaches a shard's table in constant time; the pages are freed by
-// the collector, off the loops, so FLUSHDB and FLUSHALL are as cheap
-// synchronous as ASYNC.
+// FlushDB detaches a shard's table in constant time; its heap pages are
+// freed by the collector and its huge-page slots by a goroutine of their
+// own, off the loops, so FLUSHDB and FLUSHALL are as cheap synchronous as
+// ASYNC.
 //
 // # Expiry, eviction and memory accounting
 //

@@ -453,8 +453,9 @@ func (s *Store) DBSize(db int) int {
 }
 
 // FlushDB deletes every key of db. Each shard's table is detached under
-// its lock in constant time; its memory goes back to the runtime with the
-// next garbage collection, off the loops (FLUSHDB ASYNC and SYNC alike).
+// its lock in constant time; its memory goes back with the next garbage
+// collection, and its huge-page slots at once, both off the loops (FLUSHDB
+// ASYNC and SYNC alike).
 func (s *Store) FlushDB(db int) {
 	for i := range s.shards {
 		sh := &s.shards[i]
