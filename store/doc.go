@@ -96,6 +96,17 @@
 // sample maxmemory-samples keys per database into a 16-entry pool, named by
 // copies of their keys, and evict its best candidate (see evict.go).
 //
+// # The change journal
+//
+// The keys the store removes by itself (lazy and active expiry, eviction)
+// are recorded, in order, in the Journal of the view the operation ran on
+// (WithJournal; Lock views of a journaled view record into the same one),
+// so that the server publishes their expired and evicted events and
+// propagates their deletions before the command's own. Optionally the
+// journal also records the keys operations create (for the "new" event),
+// delete (a pop that empties a list) and miss on a read (keymiss). Its
+// buffers are reused: recording allocates nothing in steady state.
+//
 // # Point-in-time snapshots
 //
 // Go cannot fork, so a background save (BGSAVE, an AOF rewrite's base) gets

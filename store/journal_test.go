@@ -134,3 +134,39 @@ func TestJournalNoAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per journal entry", a)
 	}
 }
+
+// TestJournalTracksCreationsDeletionsAndMisses: with tracking on, creates,
+// deletions by operations and read misses are entries in order, while Len
+// and Each still see only the store's own removals.
+func TestJournalTracksCreationsDeletionsAndMisses(t *testing.T) {
+	s := New(Options{})
+	const t0 = 1_000_000
+	var j Journal
+	j.TrackNew(true)
+	j.TrackDeleted(true)
+	j.TrackMisses(true)
+	v := s.WithJournal(&j)
+	v.Set(0, []byte("a"), []byte("1"), t0, SetOptions{ExpireAt: t0 + 1})
+	v.Set(0, []byte("a"), []byte("2"), t0, SetOptions{}) // overwrite: no entry
+	v.SAdd(0, []byte("s"), [][]byte{[]byte("m")}, t0)
+	v.SRem(0, []byte("s"), [][]byte{[]byte("m")}, t0) // emptied: deleted
+	v.Set(0, []byte("e"), []byte("1"), t0, SetOptions{ExpireAt: t0 + 1})
+	v.Get(0, []byte("e"), t0+5, nil, func(d, b []byte) []byte { return d }) // expired, then a miss
+	type entry struct {
+		key  string
+		kind JournalKind
+	}
+	var got []entry
+	for i := range j.Entries() {
+		_, key, kind := j.Entry(i)
+		got = append(got, entry{string(key), kind})
+	}
+	want := []entry{{"a", JournalNew}, {"s", JournalNew}, {"s", JournalDeleted}, {"e", JournalNew},
+		{"e", JournalExpired}, {"e", JournalMiss}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("entries %v, want %v", got, want)
+	}
+	if j.Len() != 1 || !slices.Equal(journalOf(&j), []journaled{{0, "e", false}}) {
+		t.Fatalf("Len %d, Each %v: want the expiry alone", j.Len(), journalOf(&j))
+	}
+}
