@@ -75,20 +75,20 @@ func canonTest(name string) (string, bool) {
 func TestRewriteKeepsCommentsAndOrder(t *testing.T) {
 	old := "# top\n  port 7000\n\n\n# mid\nsave 900 1\nsave 300 10\ntimeout 5\nhash-max-ziplist-entries 100\nnosuch x\n"
 	got := string(Rewrite([]byte(old), []Entry{
-		{Name: "port", Lines: []string{"port 7000"}, Force: true},
-		{Name: "save", Lines: []string{"save 60 1"}, Force: true},
-		{Name: "timeout", Lines: []string{"timeout 0"}},
-		{Name: "hash-max-listpack-entries", Lines: []string{"hash-max-listpack-entries 100"}, Force: true},
-		{Name: "maxmemory", Lines: []string{"maxmemory 1gb"}, Force: true},
-		{Name: "unset", Lines: []string{"unset 1"}},
+		{Name: "port", Lines: Lines(true, "port 7000")},
+		{Name: "save", Lines: Lines(true, "save 60 1")},
+		{Name: "timeout", Lines: Lines(false, "timeout 0")},
+		{Name: "hash-max-listpack-entries", Lines: Lines(true, "hash-max-listpack-entries 100")},
+		{Name: "maxmemory", Lines: Lines(true, "maxmemory 1gb")},
+		{Name: "unset", Lines: Lines(false, "unset 1")},
 	}, canonTest))
 	want := "# top\nport 7000\n\n# mid\nsave 60 1\n\ntimeout 0\nhash-max-listpack-entries 100\n# ??? nosuch x\n\n" +
 		Signature + "\nmaxmemory 1gb\n"
 	if got != want {
 		t.Errorf("Rewrite:\n%s\nwant:\n%s", got, want)
 	}
-	again := string(Rewrite([]byte(got), []Entry{{Name: "maxmemory", Lines: []string{"maxmemory 2gb"}, Force: true},
-		{Name: "timeout", Lines: []string{"timeout 1"}, Force: true}}, canonTest))
+	again := string(Rewrite([]byte(got), []Entry{{Name: "maxmemory", Lines: Lines(true, "maxmemory 2gb")},
+		{Name: "timeout", Lines: Lines(true, "timeout 1")}}, canonTest))
 	if !strings.Contains(again, "\nmaxmemory 2gb\n") || strings.Count(again, Signature) != 1 || !strings.Contains(again, "\ntimeout 1\n") {
 		t.Errorf("second Rewrite:\n%s", again)
 	}

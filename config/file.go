@@ -145,8 +145,9 @@ func hexVal(c byte) byte {
 }
 
 // Load stores each directive's value in values under its setting's name
-// (an alias sets its setting): the arguments joined by spaces, and for a
-// Multi setting given several times, one line each. find returns the
+// (an alias sets its setting): the arguments joined by spaces; a setting
+// given again keeps the last value, or for Multi and Append settings the
+// values together (Setting.Join). find returns the
 // setting a name means, or nil. A directive no setting names is an error
 // naming file and line, as Redis refuses it.
 func Load(file string, dirs []Directive, find func(name string) *Setting, values map[string]string) error {
@@ -157,8 +158,8 @@ func Load(file string, dirs []Directive, find func(name string) *Setting, values
 			return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", file, d.Line, d.Name)
 		}
 		v := strings.Join(d.Args, " ")
-		if st.Flags&Multi != 0 && seen[st.Name] {
-			v = values[st.Name] + "\n" + v
+		if seen[st.Name] {
+			v = st.Join(values[st.Name], v)
 		}
 		seen[st.Name] = true
 		values[st.Name] = v

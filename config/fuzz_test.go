@@ -65,7 +65,7 @@ func FuzzRewrite(f *testing.F) {
 		if strings.ContainsAny(line, "\r\n") || strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
 			return
 		}
-		out := Rewrite(old, []Entry{{Name: "port", Lines: []string{line}, Force: true}}, canon)
+		out := Rewrite(old, []Entry{{Name: "port", Lines: Lines(true, line)}}, canon)
 		if !strings.Contains("\n"+string(out), "\n"+line+"\n") {
 			t.Fatalf("%q: line %q missing from\n%s", old, line, out)
 		}

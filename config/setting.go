@@ -19,7 +19,24 @@ const (
 	NoRewrite
 	// Hidden settings match CONFIG GET only by their exact name.
 	Hidden
+	// Append settings take repeated lines as one value, joined by spaces
+	// (save 900 1, then save 300 10; one client-output-buffer-limit line
+	// per class), as Redis reads them; an empty value starts again.
+	Append
 )
+
+// Join is the value of a setting given cur and then v again: v for most
+// settings, cur and v as lines for Multi ones, or joined by a space for
+// Append ones.
+func (s *Setting) Join(cur, v string) string {
+	switch {
+	case s.Flags&Multi != 0:
+		return cur + "\n" + v
+	case s.Flags&Append != 0 && cur != "" && v != "":
+		return cur + " " + v
+	}
+	return v
+}
 
 // Setting is one row of the settings table.
 type Setting struct {
@@ -52,10 +69,10 @@ func (s *Setting) Is(name string) bool {
 	return false
 }
 
-// Lines returns the redis.conf lines that set value: one per line of a
+// Texts returns the redis.conf lines that set value: one per line of a
 // Multi value, one line otherwise, formatted as CONFIG REWRITE writes them.
 // An empty Multi value gives none.
-func (s *Setting) Lines(value string) []string {
+func (s *Setting) Texts(value string) []string {
 	vals := []string{value}
 	if s.Flags&Multi != 0 {
 		if value == "" {

@@ -37,48 +37,6 @@ func cmdConfigResetStat(c *cmdCtx) {
 	c.ok()
 }
 
-// setOutputBufferLimit parses "class hard soft seconds ..." and applies the
-// hard limit of class normal; the other classes are only reported.
-func setOutputBufferLimit(s *Server, v string) string {
-	f := strings.Fields(v)
-	if len(f)%4 != 0 || len(f) == 0 {
-		return "Wrong number of arguments in buffer limit configuration."
-	}
-	hard := int64(-1)
-	pubsub := outboxLimit{hard: -1}
-	for i := 0; i < len(f); i += 4 {
-		class := strings.ToLower(f[i])
-		if class != "normal" && class != "replica" && class != "slave" && class != "pubsub" {
-			return "Invalid client class specified in buffer limit configuration."
-		}
-		h, ok1 := ParseMemory(f[i+1])
-		soft, ok2 := ParseMemory(f[i+2])
-		secs, err := strconv.Atoi(f[i+3])
-		if !ok1 || !ok2 || err != nil {
-			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
-		}
-		switch class {
-		case "normal":
-			hard = h
-		case "pubsub":
-			pubsub = outboxLimit{h, soft, int64(secs)}
-		}
-	}
-	if pubsub.hard >= 0 {
-		s.cfg.pubsubHard.Store(pubsub.hard)
-		s.cfg.pubsubSoft.Store(pubsub.soft)
-		s.cfg.pubsubSoftSecs.Store(pubsub.softSecs)
-	}
-	if hard == 0 {
-		hard = 1 << 62 // Redis: 0 means no limit
-	}
-	if hard > 0 {
-		s.cfg.outBufLimit.Store(hard)
-	}
-	s.cfg.outBufLimitRaw.Store(&v)
-	return ""
-}
-
 // configHelp is CONFIG HELP's text.
 var configHelp = []string{
 	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -214,6 +172,15 @@ var serverSettings = []configParam{
 		Help: "listen backlog (accepted; the kernel's somaxconn applies)"}),
 	fixed(config.Setting{Name: "supervised", Default: "no", Type: config.Enum{"upstart", "systemd", "auto", "no"},
 		Help: "supervision by upstart or systemd (accepted; no effect)"}),
+	{Setting: config.Setting{Name: "daemonize", Default: "no", Flags: config.Immutable,
+		Type: config.Func(func(v string) (config.Value, string) {
+			if !strings.EqualFold(v, "no") {
+				return config.Value{}, "loopkv does not daemonize: run it under a supervisor"
+			}
+			return config.Value{S: "no"}, ""
+		}),
+		Help: "run in the background (accepted as no: run loopkv under a supervisor)"},
+		get: func(*Server) string { return "no" }},
 	fixed(config.Setting{Name: "pidfile", Default: "", Type: config.String{},
 		Help: "file to write the process id to (accepted; not written)"}),
 	atomicInt(config.Setting{Name: "maxclients", Default: "10000", Type: config.Int{Min: 1, Max: math.MaxUint32, Unsigned: true},
@@ -253,23 +220,13 @@ var serverSettings = []configParam{
 		Help: "longest bulk string a request may carry"},
 		func(s *Server) *atomic.Int64 { return &s.cfg.protoMaxBulk },
 		func(o *Options, n int64) { o.ProtoMaxBulkLen = n }),
-	{Setting: config.Setting{Name: "client-output-buffer-limit", Default: "normal 256mb 0 0", Type: config.Func(checkOutputBufferLimit),
+	{Setting: config.Setting{Name: "client-output-buffer-limit", Default: "normal 256mb 0 0", Type: config.Func(checkOutputLimits), Flags: config.Append,
 		Help: "CLASS HARD SOFT SECONDS: close a client (normal, replica, pubsub) whose unsent replies pass HARD"},
-		get:     func(s *Server) string { return *s.cfg.outBufLimitRaw.Load() },
-		apply:   func(s *Server, v config.Value) { _ = setOutputBufferLimit(s, v.S) },
+		get:     func(s *Server) string { return formatOutputLimits(s.cfg.outLimits.Load()) },
+		apply:   func(s *Server, v config.Value) { s.setOutputLimits(v.S) },
 		rewrite: rewriteOutputLimits},
 	settable(config.Setting{Name: "tcp-keepalive", Default: "300", Type: config.Int{Max: math.MaxInt32},
 		Help: "TCP keepalive period in seconds (accepted; no effect)"}),
 	settable(config.Setting{Name: "hz", Default: "10", Type: config.Int{Max: math.MaxInt32},
 		Help: "background task frequency (accepted; no effect)"}),
-}
-
-// checkOutputBufferLimit checks a client-output-buffer-limit value.
-func checkOutputBufferLimit(v string) (config.Value, string) {
-	var scratch Server
-	scratch.cfg.outBufLimitRaw.Store(new(string))
-	if msg := setOutputBufferLimit(&scratch, v); msg != "" {
-		return config.Value{}, msg
-	}
-	return config.Value{S: v}, ""
 }

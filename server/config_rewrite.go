@@ -3,7 +3,6 @@ package server
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -46,10 +45,10 @@ func (s *Server) rewriteConfig(file string) error {
 		}
 		e := config.Entry{Name: p.Name}
 		if p.rewrite != nil {
-			e.Lines, e.Force = p.rewrite(s)
+			e.Lines = p.rewrite(s)
 		} else {
 			cur := p.get(s)
-			e.Lines, e.Force = p.Lines(cur), !p.isDefault(cur)
+			e.Lines = config.Lines(!p.isDefault(cur), p.Texts(cur)...)
 		}
 		entries = append(entries, e)
 	}
@@ -119,43 +118,14 @@ func errnoOf(err error) error {
 
 // rewriteSave writes one "save SECONDS CHANGES" line per rule, or
 // save "" for none; always, as Redis 7.0 does.
-func rewriteSave(s *Server) ([]string, bool) {
+func rewriteSave(s *Server) []config.Line {
 	f := strings.Fields(findConfigParam([]byte("save")).get(s))
 	if len(f) == 0 {
-		return []string{`save ""`}, true
+		return config.Lines(true, `save ""`)
 	}
 	var lines []string
 	for i := 0; i+1 < len(f); i += 2 {
 		lines = append(lines, "save "+f[i]+" "+f[i+1])
 	}
-	return lines, true
-}
-
-// outputLimitDefaults are client-output-buffer-limit's classes at
-// loopkv's defaults, as CONFIG GET shows them.
-var outputLimitDefaults = map[string]string{
-	"normal": "268435456 0 0", "replica": "268435456 67108864 60", "slave": "268435456 67108864 60",
-	"pubsub": "33554432 8388608 60",
-}
-
-// rewriteOutputLimits writes one client-output-buffer-limit line per
-// class that differs from its default, as Redis does.
-func rewriteOutputLimits(s *Server) ([]string, bool) {
-	f := strings.Fields(*s.cfg.outBufLimitRaw.Load())
-	var lines []string
-	for i := 0; i+3 < len(f); i += 4 {
-		class := strings.ToLower(f[i])
-		hard, _ := config.ParseMemory(f[i+1])
-		soft, _ := config.ParseMemory(f[i+2])
-		vals := strconv.FormatUint(hard, 10) + " " + strconv.FormatUint(soft, 10) + " " + f[i+3]
-		if outputLimitDefaults[class] == vals {
-			continue
-		}
-		if class == "slave" {
-			class = "replica"
-		}
-		lines = append(lines, "client-output-buffer-limit "+class+" "+config.FormatMemory(int64(hard))+" "+
-			config.FormatMemory(int64(soft))+" "+f[i+3])
-	}
-	return lines, len(lines) > 0
+	return config.Lines(true, lines...)
 }

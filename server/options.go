@@ -2,8 +2,6 @@ package server
 
 import (
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -153,9 +151,9 @@ type liveConfig struct {
 	logLevel       atomic.Pointer[string]
 	queryBufLimit  atomic.Int64
 	protoMaxBulk   atomic.Int64
-	outBufLimit    atomic.Int64
-	outBufLimitRaw atomic.Pointer[string] // client-output-buffer-limit as set
-	pubsubHard     atomic.Int64           // client-output-buffer-limit pubsub: hard, soft bytes, soft seconds
+	outBufLimit    atomic.Int64                 // normal clients' hard limit; 0 as set is 1<<62
+	outLimits      atomic.Pointer[outputLimits] // client-output-buffer-limit as set (output_limits.go)
+	pubsubHard     atomic.Int64                 // client-output-buffer-limit pubsub: hard, soft bytes, soft seconds
 	pubsubSoft     atomic.Int64
 	pubsubSoftSecs atomic.Int64
 	mem            memConfig       // maxmemory and its policy
@@ -195,33 +193,9 @@ func (c *liveConfig) load(o Options) {
 	c.logLevel.Store(&lvl)
 	c.queryBufLimit.Store(o.ClientQueryBufferLimit)
 	c.protoMaxBulk.Store(o.ProtoMaxBulkLen)
-	c.outBufLimit.Store(o.ClientOutputBufferLimit)
-	raw := "normal " + strconv.FormatInt(o.ClientOutputBufferLimit, 10) + " 0 0 replica 268435456 67108864 60 pubsub 33554432 8388608 60"
-	c.outBufLimitRaw.Store(&raw)
-	c.pubsubHard.Store(32 << 20)
-	c.pubsubSoft.Store(8 << 20)
-	c.pubsubSoftSecs.Store(60)
+	lim := defaultOutputLimits
+	lim[classNormal].hard = o.ClientOutputBufferLimit
+	c.storeOutputLimits(&lim)
 	c.mem.load(o)
 	c.prot.load(o)
-}
-
-// ParseMemory parses a size as redis.conf writes it: a number with an
-// optional unit k, kb, m, mb, g or gb (k = 1000, kb = 1024), any case.
-func ParseMemory(s string) (int64, bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	mul := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mul    int64
-	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mul = strings.TrimSuffix(s, u.suffix), u.mul
-			break
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mul {
-		return 0, false
-	}
-	return n * mul, true
 }

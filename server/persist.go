@@ -370,7 +370,7 @@ func init() { registerSettings(persistSettings...) }
 
 // persistSettings are the RDB persistence settings.
 var persistSettings = []configParam{
-	{Setting: config.Setting{Name: "save", Default: defaultSavePoints, Type: config.String{},
+	{Setting: config.Setting{Name: "save", Default: defaultSavePoints, Type: config.String{}, Flags: config.Append,
 		Help: "snapshot rules: SECONDS CHANGES pairs (save after SECONDS if CHANGES writes); empty for none"},
 		get: func(s *Server) string { return formatSavePoints(*s.cfg.persist.points.Load()) },
 		set: func(s *Server, v string) string {

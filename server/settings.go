@@ -37,7 +37,7 @@ type configParam struct {
 	opt func(o *Options, v config.Value) string
 	// rewrite, when set, gives CONFIG REWRITE's lines and whether they
 	// differ from the default; otherwise they come from get and Default.
-	rewrite func(s *Server) (lines []string, force bool)
+	rewrite func(s *Server) []config.Line
 }
 
 // registerSettings adds rows to the table; call it from an init function.

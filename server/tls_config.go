@@ -53,16 +53,16 @@ func tlsParam(st config.Setting, get func(o *TLSOptions) string, set func(o *TLS
 			return set(&o.TLS, v.S)
 		},
 		// CONFIG REWRITE writes what was configured, not what it defaults to.
-		rewrite: func(s *Server) ([]string, bool) {
+		rewrite: func(s *Server) []config.Line {
 			o := s.opts.TLS
 			if s.tls != nil {
 				o = s.tls.options()
 			}
 			v := get(&o)
 			if v == "" && st.Default == "" {
-				return nil, false
+				return nil
 			}
-			return []string{st.Name + " " + config.Quote(v)}, v != st.Default
+			return config.Lines(v != st.Default, st.Name+" "+config.Quote(v))
 		}}
 }
 
@@ -100,7 +100,7 @@ func tlsFiles(st config.Setting, field func(o *TLSOptions) *[]string) configPara
 		*field(o) = append([]string{v}, l[1:]...)
 		return ""
 	})
-	p.rewrite = func(s *Server) ([]string, bool) {
+	p.rewrite = func(s *Server) []config.Line {
 		o := s.opts.TLS
 		if s.tls != nil {
 			o = s.tls.options()
@@ -109,7 +109,7 @@ func tlsFiles(st config.Setting, field func(o *TLSOptions) *[]string) configPara
 		for _, f := range *field(&o) {
 			lines = append(lines, st.Name+" "+config.Quote(f))
 		}
-		return lines, len(lines) > 0
+		return config.Lines(true, lines...)
 	}
 	p.opt = func(o *Options, v config.Value) string {
 		*field(&o.TLS) = nil
@@ -130,6 +130,15 @@ func oneOf(choices ...string) func(string) string {
 		}
 		return "argument(s) must be one of the following: " + strings.Join(choices, ", ")
 	}
+}
+
+// parseAuthClients checks tls-auth-clients: Redis's choices, or empty
+// for the default.
+func parseAuthClients(v string) (config.Value, string) {
+	if v == "" {
+		return config.Value{}, ""
+	}
+	return config.Enum{"no", "yes", "optional"}.Parse(v)
 }
 
 // checked adapts a parser of TLS names (suites, groups, protocols).
@@ -172,7 +181,7 @@ var tlsConfigParams = []configParam{
 		func(o *TLSOptions) *string { return &o.CACertFile }, nil),
 	tlsString(config.Setting{Name: "tls-ca-cert-dir", Help: "directory of CA certificates for client certificates"},
 		func(o *TLSOptions) *string { return &o.CACertDir }, nil),
-	tlsString(config.Setting{Name: "tls-auth-clients",
+	tlsString(config.Setting{Name: "tls-auth-clients", Type: config.Func(parseAuthClients),
 		Help: "client certificates: no, optional or yes (the default with a CA, else no)"},
 		func(o *TLSOptions) *string { return &o.AuthClients }, oneOf("no", "optional", "yes")),
 	tlsString(config.Setting{Name: "tls-protocols", Default: "TLSv1.2 TLSv1.3", Help: "TLS versions offered: TLSv1.2, TLSv1.3 or both"},
@@ -190,9 +199,9 @@ var tlsConfigParams = []configParam{
 		checked(func(v string) ([]uint16, error) { return parseSuiteList("tls-ciphers", v, false) })),
 	tlsString(config.Setting{Name: "tls-groups", Flags: config.Own, Help: "key exchange groups separated by colons (X25519MLKEM768, X25519, P-256...); empty for all"},
 		func(o *TLSOptions) *string { return &o.Groups }, checked(parseTLSGroups)),
-	tlsString(config.Setting{Name: "tls-session-caching", Default: "yes", Help: "issue session tickets for resumption: yes or no"},
+	tlsString(config.Setting{Name: "tls-session-caching", Default: "yes", Type: config.Bool{}, Help: "issue session tickets for resumption: yes or no"},
 		func(o *TLSOptions) *string { return &o.SessionCaching }, oneOf("yes", "no")),
-	tlsInt(config.Setting{Name: "tls-session-cache-timeout", Default: "300", Help: "session ticket lifetime in seconds"},
+	tlsInt(config.Setting{Name: "tls-session-cache-timeout", Default: "300", Type: config.Int{Min: 1, Max: math.MaxInt32}, Help: "session ticket lifetime in seconds"},
 		1, func(o *TLSOptions) *int { return &o.SessionCacheTimeout }),
 	{Setting: config.Setting{Name: "tls-auth-clients-user", Default: "off", Flags: config.Own,
 		Help: "log a verified client in as the user its certificate's CN or URI SAN names: CN, URI or off (Valkey's)"},

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +39,34 @@ func TestHelpListsEverySettingWithItsMeaning(t *testing.T) {
 				t.Errorf("--help does not list %s as the old name of %s", a, st.Name)
 			}
 		}
+	}
+}
+
+// TestRedisConfDirectivesLoad: lines a stock redis.conf carries load, an
+// alias sets its setting, and daemonize yes is refused, naming it.
+func TestRedisConfDirectivesLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "redis.conf")
+	conf := "daemonize no\nsupervised no\npidfile /var/run/redis.pid\ntcp-backlog 511\nhash-max-ziplist-entries 64\n" +
+		"save 900 1\nsave 300 10\nclient-output-buffer-limit pubsub 32mb 8mb 60\n"
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := loadSettings([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _, err := buildOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Limits == nil || opts.Limits.HashMaxListpackEntries != 64 || opts.Persist.Save != "900 1 300 10" {
+		t.Errorf("from %q: limits %+v, save %q", conf, opts.Limits, opts.Persist.Save)
+	}
+	cfg, _, err = loadSettings([]string{"--daemonize", "yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := buildOptions(cfg); err == nil || !strings.HasPrefix(err.Error(), "daemonize:") {
+		t.Errorf("daemonize yes: %v, want an error naming daemonize", err)
 	}
 }

@@ -110,8 +110,8 @@ func loadSettings(args []string) (settings, string, error) {
 	for _, st := range sortedRows(rows) {
 		v := cfg[st.Name]
 		vals[st.Name] = &v
-		if st.Flags&config.Multi != 0 {
-			fs.Var(&multiFlag{v: &v}, st.Name, st.Help+" (repeatable)")
+		if st.Flags&(config.Multi|config.Append) != 0 {
+			fs.Var(&multiFlag{v: &v, st: &st}, st.Name, st.Help+" (repeatable)")
 		} else {
 			fs.StringVar(&v, st.Name, v, st.Help)
 		}

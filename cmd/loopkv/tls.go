@@ -11,16 +11,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopkv/loopkv/config"
 	"github.com/loopkv/loopkv/server"
 )
 
 // devTLSPort is the TLS port of --dev-tls-dir when --tls-port is not given.
 const devTLSPort = 6380
 
-// multiFlag is a repeatable flag: each use on the command line adds a
-// line; the first use replaces the config file's values.
+// multiFlag is a repeatable flag: each use on the command line adds to
+// the value (a line, or words: config.Setting.Join); the first use
+// replaces the config file's value.
 type multiFlag struct {
 	v   *string
+	st  *config.Setting // how uses join (config.Setting.Join)
 	set bool
 }
 
@@ -36,7 +39,7 @@ func (m *multiFlag) Set(s string) error {
 		*m.v, m.set = s, true
 		return nil
 	}
-	*m.v += "\n" + s
+	*m.v = m.st.Join(*m.v, s)
 	return nil
 }
 
