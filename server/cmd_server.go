@@ -26,10 +26,14 @@ func cmdTime(c *cmdCtx) {
 
 // CONFIG
 
-// cmdConfigResetStat zeroes the server's counters; the store's hit, miss
-// and expiry counters are not reset.
+// cmdConfigResetStat zeroes the counters Redis's resets: connections,
+// commands, errors, latencies, and INFO's expired, evicted, hit and miss
+// counts (from the store's counts now; the metrics endpoint keeps them
+// monotonic).
 func cmdConfigResetStat(c *cmdCtx) {
 	s := c.srv
+	st := storeStats(s.store)
+	s.stats.resetStore.Store(&keyspaceStats{expired: st.expired, evicted: st.evicted, hits: st.hits, misses: st.misses})
 	s.stats.totalConns.Store(0)
 	s.stats.rejectedConns.Store(0)
 	s.stats.resetCommands.Add(s.totalCommands())

@@ -183,6 +183,10 @@ func (s *Server) infoPersistence(b []byte) []byte {
 
 func (s *Server) infoStats(b []byte) []byte {
 	st := storeStats(s.store)
+	if base := s.stats.resetStore.Load(); base != nil { // CONFIG RESETSTAT
+		st.expired, st.evicted, st.hits, st.misses = st.expired-base.expired, st.evicted-base.evicted,
+			st.hits-base.hits, st.misses-base.misses
+	}
 	b = append(b, "# Stats\r\n"...)
 	b = infoInt(b, "total_connections_received", s.stats.totalConns.Load())
 	b = infoInt(b, "total_commands_processed", s.totalCommands())

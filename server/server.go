@@ -81,9 +81,12 @@ type serverStats struct {
 	totalConns    atomic.Int64
 	rejectedConns atomic.Int64
 	resetCommands atomic.Int64 // commands counted before CONFIG RESETSTAT
-	opsPerSec     atomic.Int64 // sampled once a second by the ticker
-	lastOps       int64        // ticker goroutine only
-	lastOpsAt     time.Time    // ticker goroutine only
+	// resetStore is the store's expired, evicted, hit and miss counts at
+	// the last CONFIG RESETSTAT, which INFO subtracts; nil before one.
+	resetStore atomic.Pointer[keyspaceStats]
+	opsPerSec  atomic.Int64 // sampled once a second by the ticker
+	lastOps    int64        // ticker goroutine only
+	lastOpsAt  time.Time    // ticker goroutine only
 }
 
 // New returns a Server configured by opts; Serve starts it.

@@ -450,3 +450,46 @@ func startDiffRedisWith(t *testing.T, file string) *redisRef {
 	}
 	return rr
 }
+
+// TestConfigResetStatMatchesRedis runs the same commands on both servers
+// around CONFIG RESETSTAT and compares INFO's keyspace counters and the
+// calls of INFO commandstats after it.
+func TestConfigResetStatMatchesRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newDaemonServer(t, "")
+	script := [][]string{
+		{"SET", "a", "1"}, {"GET", "a"}, {"GET", "nosuch"}, {"SET", "e", "1", "PX", "1"}, {"INCR", "a"},
+		{"HSET", "h", "f", "v"}, {"LPOP", "h"},
+		{"CONFIG", "RESETSTAT"},
+		{"GET", "a"}, {"GET", "b"}, {"GET", "c"}, {"SET", "a", "2"}, {"EXISTS", "a", "b"},
+	}
+	for _, cmd := range script {
+		if w, g := ref.do(t, cmd), ours.do(t, cmd); !bytes.Equal(w, g) {
+			t.Errorf("%q: redis %q, loopkv %q", cmd, w, g)
+		}
+	}
+	fields := func(info []byte, keep func(k string) bool) []string {
+		var out []string
+		for _, l := range strings.Split(string(info), "\r\n") {
+			k, v, ok := strings.Cut(l, ":")
+			if !ok || !keep(k) {
+				continue
+			}
+			if strings.HasPrefix(k, "cmdstat_") { // calls only: times differ
+				v, _, _ = strings.Cut(v, ",")
+			}
+			out = append(out, k+"="+v)
+		}
+		sort.Strings(out)
+		return out
+	}
+	counters := map[string]bool{"keyspace_hits": true, "keyspace_misses": true, "evicted_keys": true}
+	for _, sec := range []string{"stats", "commandstats"} {
+		info := []string{"INFO", sec}
+		keep := func(k string) bool { return counters[k] || strings.HasPrefix(k, "cmdstat_") && k != "cmdstat_info" }
+		w, g := fields(ref.do(t, info), keep), fields(ours.do(t, info), keep)
+		if strings.Join(w, " ") != strings.Join(g, " ") {
+			t.Errorf("INFO %s after CONFIG RESETSTAT:\nredis  %q\nloopkv %q", sec, w, g)
+		}
+	}
+}
