@@ -38,6 +38,7 @@ func init() {
 		{"NotifyActiveExpiry", TestNotifyActiveExpiry},
 		{"NotifyEvicted", TestNotifyEvicted},
 		{"NotifyOverTLS", TestNotifyOverTLS},
+		{"NotifyRestoreMatchesRedis", TestNotifyRestoreMatchesRedis},
 	}...)
 }
 
@@ -333,4 +334,27 @@ func TestNotifyKeyMissMatchRedis(t *testing.T) {
 	ref := startRefRedis(t)
 	diffNotify(t, s.Addr(), ref, 2, "KEm", notifyKeyMissScript)
 	diffNotify(t, s.Addr(), ref, 3, "KExm", notifyKeyMissScript)
+}
+
+// RESTORE publishes restore (after new, with REPLACE too), as Redis does.
+func TestNotifyRestoreMatchesRedis(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	ref := startRefRedis(t)
+	r := dialRaw(t, ref)
+	r.do("SET", "src", "value")
+	dump := r.do("DUMP", "src")
+	payload := dump[strings.Index(dump, "\r\n")+2 : len(dump)-2]
+	for _, flags := range []string{"KEA", "KEAn", "Eg"} {
+		a, b := openNotifySide(t, s.Addr(), 2, flags), openNotifySide(t, ref, 2, flags)
+		for _, args := range [][]string{{"RESTORE", "k", "0", payload}, {"RESTORE", "k", "0", payload},
+			{"RESTORE", "k", "0", payload, "REPLACE"}, {"RESTORE", "k2", "100000", payload}} {
+			ra, rb := a.cmd.do(args...), b.cmd.do(args...)
+			ga, gb := a.events(), b.events()
+			if ra != rb || strings.Join(ga, "") != strings.Join(gb, "") {
+				t.Errorf("flags %q: %v: reply %q events %q; redis %q %q", flags, args[:3], ra, ga, rb, gb)
+			}
+		}
+		a.close()
+		b.close()
+	}
 }

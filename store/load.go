@@ -64,6 +64,9 @@ func (s *Store) LoadString(db int, key, val []byte, expireAt int64, replace bool
 	mode := SetAlways
 	if !replace {
 		mode = SetNX
+	} else if k.exists() {
+		k.del()
+		k.replaced = false // RESTORE REPLACE adds the key anew, as Redis's dbDelete then dbAdd ("new")
 	}
 	_, _, st := k.set(key, val, SetOptions{Mode: mode, ExpireAt: expireAt}, nil, nil)
 	return st
@@ -188,6 +191,7 @@ func (s *Store) loadKey(db int, key []byte, replace bool) (kv, error) {
 			return k, ErrKeyExists
 		}
 		k.del()
+		k.replaced = false // RESTORE REPLACE adds the key anew, as Redis's dbDelete then dbAdd ("new")
 	}
 	return k, nil
 }
