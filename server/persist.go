@@ -109,6 +109,10 @@ const (
 
 var errSaveRunning = errors.New("server: a save is already in progress")
 
+// saveStartHook, when set (tests only, before the server starts), runs in
+// the save goroutine before it writes: a test holds a save open with it.
+var saveStartHook func()
+
 // rdbPath is the file saves write and the start-up load reads.
 func (s *Server) rdbPath() string {
 	return filepath.Join(*s.cfg.persist.dir.Load(), *s.cfg.persist.dbfilename.Load())
@@ -147,6 +151,9 @@ func (s *Server) beginSave(kind saveKind, park parked) error {
 	}
 	path := s.rdbPath()
 	go func() {
+		if hook := saveStartHook; hook != nil {
+			hook()
+		}
 		s.endSave(kind, job.write(path, s.cfg.persist.compression.Load(), s.cfg.persist.checksum.Load()))
 	}()
 	return nil

@@ -27,6 +27,8 @@ func init() {
 		{"InfoPersistenceFieldsMatchRedis", TestInfoPersistenceFieldsMatchRedis},
 		{"LoadsWhatRedisSaves", TestLoadsWhatRedisSaves},
 		{"RedisLoadsWhatLoopkvSaves", TestRedisLoadsWhatLoopkvSaves},
+		{"SaveParksOnlyItsClient", TestSaveParksOnlyItsClient},
+		{"BgsaveInProgressReported", TestBgsaveInProgressReported},
 	}...)
 }
 

@@ -130,3 +130,72 @@ func TestInfoPersistenceFieldsMatchRedis(t *testing.T) {
 		t.Errorf("fields\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestSaveParksOnlyItsClient: while a SAVE is held open, its client waits
+// (a blocked client) and the other clients of the same loop are served; a
+// second SAVE and BGSAVE (with or without SCHEDULE) are refused as Redis
+// refuses them during a save; then the SAVE answers +OK.
+func TestSaveParksOnlyItsClient(t *testing.T) {
+	hold, entered := make(chan struct{}), make(chan struct{}, 4)
+	saveStartHook = func() { entered <- struct{}{}; <-hold }
+	defer func() { saveStartHook = nil }()
+	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: t.TempDir()}})
+	saver, other := dialRaw(t, s.Addr()), dialRaw(t, s.Addr())
+	saver.do("SET", "k", "v")
+	saver.send(multibulk("SAVE") + multibulk("GET", "k"))
+	<-entered
+	for _, tt := range [][2]string{
+		{"PING", "+PONG\r\n"}, {"SAVE", "-ERR Background save already in progress\r\n"},
+		{"BGSAVE", "-ERR Background save already in progress\r\n"},
+		{"BGSAVE SCHEDULE", "-ERR Background save already in progress\r\n"},
+		{"SET k2 v2", "+OK\r\n"},
+	} {
+		if got := other.do(strings.Fields(tt[0])...); got != tt[1] {
+			t.Errorf("%s during SAVE: %q, want %q", tt[0], got, tt[1])
+		}
+	}
+	if b := infoField(other.do("INFO", "clients"), "blocked_clients:"); b != "blocked_clients:1" {
+		t.Errorf("%s while SAVE waits", b)
+	}
+	if p := infoField(other.do("INFO", "persistence"), "rdb_bgsave_in_progress:"); p != "rdb_bgsave_in_progress:0" {
+		t.Errorf("%s during a foreground SAVE", p)
+	}
+	close(hold)
+	if got := saver.reply(); got != "+OK\r\n" {
+		t.Errorf("SAVE: %q", got)
+	}
+	if got := saver.reply(); got != "$1\r\nv\r\n" {
+		t.Errorf("GET after SAVE: %q", got)
+	}
+	if b := infoField(other.do("INFO", "clients"), "blocked_clients:"); b != "blocked_clients:0" {
+		t.Errorf("%s after SAVE", b)
+	}
+}
+
+// TestBgsaveInProgressReported: while a BGSAVE is held open INFO reports
+// it running and its age, and it ends with status ok.
+func TestBgsaveInProgressReported(t *testing.T) {
+	hold, entered := make(chan struct{}), make(chan struct{}, 4)
+	saveStartHook = func() { entered <- struct{}{}; <-hold }
+	defer func() { saveStartHook = nil }()
+	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: t.TempDir()}})
+	c := dialRaw(t, s.Addr())
+	if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	<-entered
+	info := c.do("INFO", "persistence")
+	for _, f := range []string{"rdb_bgsave_in_progress:1", "rdb_current_bgsave_time_sec:0", "rdb_saves:1"} {
+		if got := infoField(info, strings.Split(f, ":")[0]+":"); got != f {
+			t.Errorf("%s, want %s", got, f)
+		}
+	}
+	close(hold)
+	waitBgsave(t, c)
+	info = c.do("INFO", "persistence")
+	for _, f := range []string{"rdb_current_bgsave_time_sec:-1", "rdb_last_bgsave_status:ok", "rdb_last_bgsave_time_sec:0"} {
+		if got := infoField(info, strings.Split(f, ":")[0]+":"); got != f {
+			t.Errorf("%s, want %s", got, f)
+		}
+	}
+}
