@@ -21,8 +21,9 @@ type cmdCtx struct {
 	jl *loopJournal
 	// dirty counts the changes of the running command, Redis's server.dirty
 	// (notify.go): a handler's c.notify calls add to it; compare before and
-	// after a nested call. endCommand adds it to Server.dirty and zeroes it.
-	dirty int64
+	// after a nested call. endCommand moves it to batchDirty and zeroes it;
+	// endBatch adds that to Server.dirty.
+	dirty, batchDirty int64
 	// propagation (propagate.go)
 	prop      bool   // this call holds the order lock
 	txnProp   bool   // the running EXEC holds it: its commands propagate

@@ -267,8 +267,8 @@ func (c *cmdCtx) publishJournal(flags notifyClass, db int, key []byte) {
 
 // endCommand runs after every command a client sent: it publishes the
 // events of the keys the store removed by itself that no notify has
-// published yet, empties the journal and adds the command's changes to
-// s.dirty. Propagation of the journal's deletions (helper "prop") reads the
+// published yet, empties the journal and moves the command's changes to
+// the batch's count (endBatch adds it to s.dirty). Propagation of the journal's deletions (helper "prop") reads the
 // journal before this.
 func (c *cmdCtx) endCommand() {
 	if lj := c.jl; lj != nil && lj.j.Entries() > 0 {
@@ -278,9 +278,16 @@ func (c *cmdCtx) endCommand() {
 		lj.j.Reset()
 		lj.done, lj.mark = 0, 0
 	}
-	if c.dirty != 0 {
-		c.srv.dirty.Add(c.dirty)
-		c.dirty = 0
+	c.batchDirty += c.dirty
+	c.dirty = 0
+}
+
+// endBatch adds the batch's changes to s.dirty: one atomic add per batch,
+// not per command, on the counter every loop shares.
+func (c *cmdCtx) endBatch() {
+	if c.batchDirty != 0 {
+		c.srv.dirty.Add(c.batchDirty)
+		c.batchDirty = 0
 	}
 }
 

@@ -69,6 +69,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		}
 		ctx.endCommand() // notify.go
 	}
+	ctx.endBatch() // notify.go
 	out = ctx.out
 	ctx.args, ctx.out = nil, nil // an idle client keeps no reference to loop buffers
 	return consumed, out, closeAfter || cl.quit
