@@ -19,6 +19,9 @@ const (
 	NoRewrite
 	// Hidden settings match CONFIG GET only by their exact name.
 	Hidden
+	// FileOnly rows are redis.conf directives, not CONFIG settings: CONFIG
+	// GET and SET do not know them, as Redis does not know user.
+	FileOnly
 	// Append settings take repeated lines as one value, joined by spaces
 	// (save 900 1, then save 300 10; one client-output-buffer-limit line
 	// per class), as Redis reads them; an empty value starts again.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/loopkv/loopkv/config"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,6 +55,12 @@ func (a *aclState) loadFile() error {
 	if err != nil {
 		return err
 	}
+	a.install(perms)
+	return nil
+}
+
+// install replaces the users with perms'; see loadFile.
+func (a *aclState) install(perms map[string]*aclPerm) {
 	if perms["default"] == nil {
 		perms["default"] = defaultPerm("")
 	}
@@ -72,8 +79,62 @@ func (a *aclState) loadFile() error {
 		}
 		u.perm.Store(p)
 	}
+}
+
+// errUsersAndFile is Redis's refusal of user directives beside aclfile.
+const errUsersAndFile = "Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. " +
+	"This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both."
+
+// loadConfigUsers installs the users of redis.conf's user directives
+// (Options.ACLUsers), checked as an ACL file's lines.
+func (s *Server) loadConfigUsers() error {
+	if len(s.opts.ACLUsers) == 0 {
+		return nil
+	}
+	if s.opts.ACLFile != "" {
+		return errors.New(errUsersAndFile)
+	}
+	var b strings.Builder
+	for _, u := range s.opts.ACLUsers {
+		if name, rules, _ := strings.Cut(u, " "); name == "default" {
+			u = strings.TrimSuffix("default reset "+rules, " ") // Redis resets the existing default user first
+		}
+		b.WriteString("user " + u + "\n")
+	}
+	perms, err := parseACLFile("redis.conf", b.String())
+	if err != nil {
+		return err
+	}
+	s.acl.install(perms)
 	return nil
 }
+
+// aclSettings is the user directive: ACL users in redis.conf, which
+// CONFIG REWRITE writes back when there is no aclfile, as Redis does.
+var aclSettings = []configParam{
+	{Setting: config.Setting{Name: "user", Type: config.String{}, Flags: config.Multi | config.Immutable | config.FileOnly,
+		Help: "an ACL user: NAME then ACL SETUSER rules (repeatable; not with aclfile)"},
+		get: func(*Server) string { return "" },
+		opt: func(o *Options, v config.Value) string {
+			o.ACLUsers = nil
+			if v.S != "" {
+				o.ACLUsers = strings.Split(v.S, "\n")
+			}
+			return ""
+		},
+		rewrite: func(s *Server) []config.Line {
+			if s.acl.aclFile() != "" || s.opts.ACLFile != "" {
+				return nil
+			}
+			var lines []string
+			for _, u := range s.acl.sortedUsers() {
+				lines = append(lines, "user "+u.name+" "+u.perm.Load().describe())
+			}
+			return config.Lines(true, lines...)
+		}},
+}
+
+func init() { registerSettings(aclSettings...) }
 
 // parseACLFile parses the users file text, reporting every bad line in
 // Redis 7.0's words. As in Redis, words are separated by single spaces

@@ -23,6 +23,9 @@ type Options struct {
 	RequirePass string
 	// ACLFile is the users file loaded at start and by ACL LOAD; "" means none.
 	ACLFile string
+	// ACLUsers are redis.conf's user directives, each "NAME RULE ...";
+	// not with ACLFile.
+	ACLUsers []string
 	// Timeout closes a client idle this many seconds; 0 means never.
 	Timeout int
 	// LogLevel is debug, verbose, notice (default) or warning.

@@ -118,6 +118,9 @@ func (s *Server) setup() {
 		s.store.SetLimits(*s.opts.Limits)
 	}
 	s.acl = newACLState(s.opts.RequirePass)
+	if err := s.loadConfigUsers(); err != nil && s.obsErr == nil {
+		s.obsErr = err // acl_file.go; Serve returns it
+	}
 	if s.opts.TLS.Port != 0 {
 		s.tls, s.tlsErr = newTLSState(s.opts.TLS, s.log)
 	}

@@ -93,6 +93,15 @@ func findConfigParam(name []byte) *configParam {
 	return nil
 }
 
+// findConfigSetting is findConfigParam for CONFIG GET and SET, which do
+// not know redis.conf-only directives.
+func findConfigSetting(name []byte) *configParam {
+	if p := findConfigParam(name); p != nil && p.Flags&config.FileOnly == 0 {
+		return p
+	}
+	return nil
+}
+
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
@@ -145,14 +154,14 @@ func cmdConfigGet(c *cmdCtx) {
 	}
 	for _, pat := range c.args[2:] {
 		if bytes.IndexAny(pat, "[*?") < 0 {
-			if p := findConfigParam(pat); p != nil && !seen(string(pat)) {
+			if p := findConfigSetting(pat); p != nil && !seen(string(pat)) {
 				hits = append(hits, hit{string(pat), p})
 			}
 			continue
 		}
 		for i := range rows {
 			p := &rows[i]
-			if p.Flags&config.Hidden != 0 {
+			if p.Flags&(config.Hidden|config.FileOnly) != 0 {
 				continue
 			}
 			for _, n := range append([]string{p.Name}, p.Aliases...) {
@@ -185,7 +194,7 @@ func cmdConfigSet(c *cmdCtx) {
 	}
 	changes := make([]change, 0, (len(c.args)-2)/2)
 	for i := 2; i < len(c.args); i += 2 {
-		p := findConfigParam(c.args[i])
+		p := findConfigSetting(c.args[i])
 		if p == nil {
 			c.errReply("ERR Unknown option or number of arguments for CONFIG SET - '" + clip(c.args[i]) + "'")
 			return

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestHelpListsEverySettingWithItsMeaning(t *testing.T) {
 func TestRedisConfDirectivesLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "redis.conf")
 	conf := "daemonize no\nsupervised no\npidfile /var/run/redis.pid\ntcp-backlog 511\nhash-max-ziplist-entries 64\n" +
-		"save 900 1\nsave 300 10\nclient-output-buffer-limit pubsub 32mb 8mb 60\n"
+		"save 900 1\nsave 300 10\nclient-output-buffer-limit pubsub 32mb 8mb 60\nuser alice on >pw ~k* +get\nuser bob off\n"
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,9 @@ func TestRedisConfDirectivesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Limits == nil || opts.Limits.HashMaxListpackEntries != 64 || opts.Persist.Save != "900 1 300 10" {
-		t.Errorf("from %q: limits %+v, save %q", conf, opts.Limits, opts.Persist.Save)
+	if opts.Limits == nil || opts.Limits.HashMaxListpackEntries != 64 || opts.Persist.Save != "900 1 300 10" ||
+		!reflect.DeepEqual(opts.ACLUsers, []string{"alice on >pw ~k* +get", "bob off"}) {
+		t.Errorf("from %q: limits %+v, save %q, users %q", conf, opts.Limits, opts.Persist.Save, opts.ACLUsers)
 	}
 	cfg, _, err = loadSettings([]string{"--daemonize", "yes"})
 	if err != nil {
