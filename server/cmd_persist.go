@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sync"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -220,22 +220,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // DUMP and RESTORE (Redis cluster.c): a value in RDB form with Redis's
 // trailer, so payloads move between loopkv and Redis.
 
-// dumpBufs holds DUMP's scratch buffers: a payload is built whole before
-// its bulk length is known.
-var dumpBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// cmdDump is DUMP key: the payload, or a null for a missing key.
+// cmdDump is DUMP key: the payload, or a null for a missing key. The
+// payload is built at the end of the reply buffer and then moved behind its
+// bulk header, whose length is known only once it is whole: no buffer of
+// its own, so DUMP allocates nothing once the reply buffer has grown.
 func cmdDump(c *cmdCtx) {
-	bp := dumpBufs.Get().(*[]byte)
-	found := c.store.View(c.db(), c.args[1], c.now, func(v *store.Value) { *bp = rdb.DumpPayload((*bp)[:0], v) })
-	if found {
-		c.bulk(*bp)
-	} else {
+	start := len(c.out)
+	found := c.store.View(c.db(), c.args[1], c.now, func(v *store.Value) { c.out = rdb.DumpPayload(c.out, v) })
+	if !found {
 		c.null()
+		return
 	}
-	if cap(*bp) <= 1<<20 {
-		dumpBufs.Put(bp)
-	}
+	n := len(c.out) - start
+	var hdr [24]byte
+	h := strconv.AppendInt(append(hdr[:0], '$'), int64(n), 10)
+	h = append(h, '\r', '\n')
+	c.out = append(c.out, h...) // room for the header
+	copy(c.out[start+len(h):], c.out[start:start+n])
+	copy(c.out[start:], h)
+	c.out = append(c.out, '\r', '\n')
 }
 
 // restoreOptions are RESTORE's modifiers.
