@@ -15,10 +15,13 @@ import (
 )
 
 func init() {
-	engineSuite = append(engineSuite, struct {
+	engineSuite = append(engineSuite, []struct {
 		name string
 		fn   func(*testing.T)
-	}{"PropagationMatchesRedis", TestPropagationMatchesRedis})
+	}{
+		{"PropagationMatchesRedis", TestPropagationMatchesRedis},
+		{"PropagationRestoreIsAbsolute", TestPropagationRestoreIsAbsolute},
+	}...)
 }
 
 // streamSink collects what the change stream feeds, as the AOF log would.
