@@ -19,6 +19,7 @@ type stats struct {
 	bioPending   atomic.Int32 // an EverySec fsync is running
 	delayedFsync atomic.Int64 // writes that stopped waiting for a running fsync
 	fsyncs       atomic.Int64 // fdatasync calls on incr files, for tests and benchmarks
+	baseSyncs    atomic.Int64 // incremental fsyncs while bases are written, for tests
 
 	writeFailed atomic.Bool  // aof_last_write_status:err
 	writeErrno  atomic.Int64 // aof_last_write_errno

@@ -66,6 +66,10 @@ type Options struct {
 	// InitialBase must write a snapshot taken at the instant Open is called.
 	BaseInBackground bool
 
+	// NoIncrementalSync is aof-rewrite-incremental-sync no: a base is
+	// fsynced once, at its end, instead of every 4 MiB as it is written.
+	NoIncrementalSync bool
+
 	// Limits bounds the commands Load accepts; zero fields are resp's defaults.
 	Limits resp.Limits
 }
@@ -314,7 +318,7 @@ func (l *Log) newIncrInfo(m *manifest) fileInfo {
 // lists it in the manifest.
 func (l *Log) writeBaseFile(m *manifest, fn func(w io.Writer) error) (string, error) {
 	tmp := l.path(tempBaseName())
-	rdb, err := writeTemp(tmp, fn, l.closing)
+	rdb, err := l.writeTemp(tmp, fn)
 	if err != nil {
 		os.Remove(tmp)
 		return "", err
@@ -327,10 +331,15 @@ func (l *Log) writeBaseFile(m *manifest, fn func(w io.Writer) error) (string, er
 	return name, nil
 }
 
+// incrementalSync is how much of a base is written between fsyncs
+// (Redis's REDIS_AUTOSYNC_BYTES), so that the kernel never holds a burst
+// of dirty pages that stalls the incr file's fsync.
+const incrementalSync = 4 << 20
+
 // writeTemp creates path, runs fn on a buffered writer to it, and flushes
 // and fsyncs it. It reports whether the content starts with "REDIS" (an
-// RDB). Writes fail with ErrClosed once stop reports true.
-func writeTemp(path string, fn func(w io.Writer) error, stop func() bool) (rdb bool, err error) {
+// RDB). Writes fail with ErrClosed once Close has been called.
+func (l *Log) writeTemp(path string, fn func(w io.Writer) error) (rdb bool, err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return false, err
@@ -340,7 +349,10 @@ func writeTemp(path string, fn func(w io.Writer) error, stop func() bool) (rdb b
 			err = cerr
 		}
 	}()
-	sw := &sniffWriter{w: f, stop: stop}
+	sw := &sniffWriter{f: f, stop: l.closing, syncs: &l.st.baseSyncs}
+	if !l.o.NoIncrementalSync {
+		sw.syncEvery = incrementalSync
+	}
 	bw := bufio.NewWriterSize(sw, 256<<10)
 	if err := fn(bw); err != nil {
 		return false, err
@@ -354,22 +366,33 @@ func writeTemp(path string, fn func(w io.Writer) error, stop func() bool) (rdb b
 	return string(sw.head) == "REDIS", nil
 }
 
-// sniffWriter keeps the first five bytes written through it, and fails
-// writes once stop reports true.
+// sniffWriter writes a base: it keeps the first five bytes written, fsyncs
+// every syncEvery bytes (0: never), and fails writes once stop reports
+// true.
 type sniffWriter struct {
-	w    io.Writer
-	head []byte
-	stop func() bool
+	f         *os.File
+	head      []byte
+	stop      func() bool
+	syncEvery int64
+	unsynced  int64
+	syncs     *atomic.Int64 // counts the incremental fsyncs
 }
 
 func (s *sniffWriter) Write(p []byte) (int, error) {
-	if s.stop != nil && s.stop() {
+	if s.stop() {
 		return 0, ErrClosed
 	}
 	if n := min(5-len(s.head), len(p)); n > 0 {
 		s.head = append(s.head, p[:n]...)
 	}
-	return s.w.Write(p)
+	n, err := s.f.Write(p)
+	s.unsynced += int64(n)
+	if err == nil && s.syncEvery > 0 && s.unsynced >= s.syncEvery {
+		s.unsynced = 0
+		s.syncs.Add(1)
+		err = fdatasync(s.f)
+	}
+	return n, err
 }
 
 // closing reports whether Close has been called.

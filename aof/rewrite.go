@@ -55,7 +55,7 @@ func (l *Log) Rewrite(writeBase func(w io.Writer) error) error {
 func (l *Log) rewrite(writeBase func(w io.Writer) error, switched chan error, done chan struct{}) {
 	defer close(done)
 	tmp := l.path(tempBaseName())
-	rdb, err := writeTemp(tmp, writeBase, l.closing)
+	rdb, err := l.writeTemp(tmp, writeBase)
 	if serr := <-switched; err == nil {
 		err = serr
 	}

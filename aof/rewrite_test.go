@@ -285,3 +285,34 @@ func TestLogModelAcrossReopens(t *testing.T) {
 		t.Errorf("redis-check-aof: %v\n%s", err, out)
 	}
 }
+
+func TestRewriteFsyncsTheBaseEvery4MiB(t *testing.T) {
+	for _, no := range []bool{false, true} {
+		l, err := Open(Options{Dir: t.TempDir(), NoIncrementalSync: no})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk := command("SET", "k", strings.Repeat("v", 1<<20))
+		if err := l.Rewrite(func(w io.Writer) error {
+			for range 9 {
+				if _, err := w.Write(chunk); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if in := waitRewrite(l); !in.LastRewriteOK {
+			t.Fatal(in.LastRewriteErr)
+		}
+		want := int64(2) // after 4 and 8 MiB; the end's fsync is not incremental
+		if no {
+			want = 0
+		}
+		if n := l.st.baseSyncs.Load(); n != want {
+			t.Errorf("NoIncrementalSync %v: %d incremental fsyncs of a 9 MiB base, want %d", no, n, want)
+		}
+		l.Close()
+	}
+}
