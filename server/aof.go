@@ -75,8 +75,14 @@ type aofConfig struct {
 
 // aofState is the open log and the work around it.
 type aofState struct {
-	mu        sync.Mutex // serialises opening, closing and starting rewrites
-	log       atomic.Pointer[aof.Log]
+	mu  sync.Mutex // serialises opening, closing and starting rewrites
+	log atomic.Pointer[aof.Log]
+	// base is added to the log's sequence numbers, so that they keep
+	// growing across a reopen (CONFIG SET appendfsync, SHUTDOWN's flush),
+	// whose new log counts from 1 again: a batch's cmdCtx.propSeq and the
+	// hold table compare base+seq. Stored before log, loaded after it.
+	base      atomic.Uint64
+	lastSeq   uint64                 // guarded by the order lock: the last base+seq appended
 	always    atomic.Bool            // log is open with appendfsync always: replies wait (aof_hold.go)
 	writeErr  atomic.Pointer[string] // MISCONF's text after a failed write; nil when fine
 	scheduled atomic.Bool            // a rewrite waits for a running save (BGREWRITEAOF)
@@ -239,15 +245,25 @@ func (s *Server) aofOptions() aof.Options {
 // useLog makes l the stream's sink (nil: none). Caller holds s.prop.mu, or
 // no command runs yet.
 func (s *Server) useLog(l *aof.Log, fsync aof.Fsync) {
-	s.aof.log.Store(l)
 	s.aof.always.Store(l != nil && fsync == aof.Always)
 	if l == nil {
+		s.aof.log.Store(nil)
 		s.prop.attach(nil)
 		return
 	}
-	l.SetOnDurable(s.releaseHeld) // aof_hold.go
-	s.prop.attach(l.Append)
+	base := s.aof.lastSeq // every earlier change is durable: the old log was closed
+	s.aof.base.Store(base)
+	s.aof.log.Store(l)
+	l.SetOnDurable(func(seq uint64) { s.releaseHeld(base + seq) }) // aof_hold.go
+	s.prop.attach(func(b []byte) uint64 {
+		seq := base + l.Append(b)
+		s.aof.lastSeq = seq
+		return seq
+	})
 }
+
+// durable is the log's Durable in the stream's numbering (base+seq).
+func (s *Server) durable(l *aof.Log) uint64 { return s.aof.base.Load() + l.Durable() }
 
 // loadAOF opens the log with appendonly yes and replays it into the store
 // before the server listens, as Redis's loadDataFromDisk: the AOF, when
@@ -336,9 +352,13 @@ func (s *Server) writeAOFBase(w io.Writer, sn *store.Snapshot) error {
 func (s *Server) startAOF() error {
 	s.aof.mu.Lock()
 	defer s.aof.mu.Unlock()
-	if s.aof.log.Load() != nil {
-		if s.aof.tempLog { // BGREWRITEAOF's: it becomes the server's
+	if l := s.aof.log.Load(); l != nil {
+		if s.aof.tempLog { // BGREWRITEAOF's: it becomes the server's, rewritten once its rewrite ends
 			s.aof.tempLog = false
+			s.prop.mu.Lock()
+			s.useLog(l, aof.Fsync(s.cfg.aof.fsync.Load()))
+			s.prop.mu.Unlock()
+			s.aof.scheduled.Store(true)
 		}
 		return nil
 	}
@@ -418,7 +438,7 @@ func (s *Server) reopenAOF() error {
 	}
 	s.useLog(nl, o.Fsync)
 	s.prop.restart()
-	s.releaseHeld(nl.Durable())
+	s.releaseHeld(s.aof.lastSeq) // all written and fsynced by Close
 	return err
 }
 

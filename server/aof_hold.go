@@ -33,7 +33,7 @@ func (s *Server) holdReplies(cs *connState, ls *loopState) bool {
 	seq := cs.cl.ctx.propSeq
 	cs.cl.ctx.propSeq = 0
 	l := s.aof.log.Load()
-	if !s.aof.always.Load() || l == nil || l.Durable() >= seq || len(ls.out) == 0 {
+	if !s.aof.always.Load() || l == nil || s.durable(l) >= seq || len(ls.out) == 0 {
 		return false
 	}
 	if cs.held == nil {
@@ -53,7 +53,7 @@ func (s *Server) holdReplies(cs *connState, ls *loopState) bool {
 		ht.conns = append(ht.conns, cs)
 	}
 	ht.mu.Unlock()
-	if l.Durable() >= seq { // the fsync ended before the connection was in the table
+	if s.durable(l) >= seq { // the fsync ended before the connection was in the table
 		cs.tc.Wake()
 	}
 	return true
@@ -88,7 +88,7 @@ func (s *Server) takeHeld(cs *connState, out []byte) ([]byte, bool) {
 	waiting := cs.inHold
 	seq := cs.heldSeq
 	ht.mu.Unlock()
-	if l := s.aof.log.Load(); waiting && l != nil && s.aof.always.Load() && l.Durable() < seq {
+	if l := s.aof.log.Load(); waiting && l != nil && s.aof.always.Load() && s.durable(l) < seq {
 		return out, false
 	}
 	s.unhold(cs)

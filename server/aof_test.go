@@ -20,6 +20,7 @@ func init() {
 		{"AOFConfigAndRewrite", TestAOFConfigAndRewrite},
 		{"AOFConfigInsideExec", TestAOFConfigInsideExec},
 		{"AOFAlwaysRepliesAfterTheWrite", TestAOFAlwaysRepliesAfterTheWrite},
+		{"AOFAlwaysAcrossReopen", TestAOFAlwaysAcrossReopen},
 	}...)
 }
 
@@ -243,5 +244,45 @@ func TestAOFAlwaysRepliesAfterTheWrite(t *testing.T) {
 	}
 	if !inFile("LPOP\r\n$2\r\nbq") {
 		t.Fatal("the served BLPOP is not in the AOF")
+	}
+}
+
+// TestAOFAlwaysAcrossReopen: CONFIG SET appendfsync, which reopens the
+// log (its sequence numbers start again), while clients write with
+// appendfsync always: every write is answered and kept.
+func TestAOFAlwaysAcrossReopen(t *testing.T) {
+	dir := t.TempDir()
+	s, rc := aofServer(t, dir, "always")
+	done := make(chan int)
+	for g := 0; g < 4; g++ {
+		go func() {
+			c := dialRaw(t, s.Addr())
+			n := 0
+			for i := 0; i < 200; i++ {
+				if c.do("SET", "w:"+strconv.Itoa(g)+":"+strconv.Itoa(i), "v") == "+OK\r\n" {
+					n++
+				}
+			}
+			done <- n
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		mode := []string{"everysec", "always"}[i%2]
+		if r := rc.do("CONFIG", "SET", "appendfsync", mode); r != "+OK\r\n" {
+			t.Fatalf("CONFIG SET appendfsync %s: %q", mode, r)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	total := 0
+	for g := 0; g < 4; g++ {
+		total += <-done
+	}
+	if total != 800 {
+		t.Fatalf("%d of 800 writes answered +OK", total)
+	}
+	stopServer(t, s)
+	_, rc2 := aofServer(t, dir, "always")
+	if r := rc2.do("DBSIZE"); r != ":800\r\n" {
+		t.Fatalf("DBSIZE after restart: %q", r)
 	}
 }
