@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/loopkv/loopkv/resp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -121,37 +122,7 @@ func appendMonitorLine(b []byte, c *cmdCtx) []byte {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}
-		b = appendRepr(b, a)
+		b = resp.AppendRepr(b, a)
 	}
 	return append(b, "\r\n"...)
-}
-
-// appendRepr appends a quoted as Redis's sdscatrepr: printable bytes as
-// they are, \\ \" \n \r \t \a \b escaped, others as \xHH.
-func appendRepr(b, a []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, ch := range a {
-		switch ch {
-		case '\\', '"':
-			b = append(b, '\\', ch)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if ch < 0x20 || ch >= 0x7f {
-				b = append(b, '\\', 'x', hex[ch>>4], hex[ch&15])
-			} else {
-				b = append(b, ch)
-			}
-		}
-	}
-	return append(b, '"')
 }
