@@ -243,9 +243,10 @@ func (s *Server) persistTick(now time.Time) {
 // persistLoading reports whether the start-up load runs (-LOADING).
 func (s *Server) persistLoading() bool { return s.persist.loading.Load() }
 
-// park blocks c's client until its save ends (release). A client with no
-// loop (in process, a bare test client) is not parked: the caller waits.
-// owning loop only.
+// parkable reports whether c's client can be parked until its save ends
+// (release). A client with no loop (in process, a bare test client) or
+// inside EXEC is not: the handler waits for the save itself. owning loop
+// only.
 func parkable(c *cmdCtx) bool {
 	return c.cl.conn != nil && c.cl.conn.ls != nil && c.cl.conn.ls.loop != nil && !c.cl.execing
 }
