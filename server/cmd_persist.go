@@ -151,7 +151,12 @@ func cmdShutdown(c *cmdCtx) {
 			s.release(w, []byte("-"+errShutdown+"\r\n"))
 			return
 		}
-		s.requestShutdown() // the parked client is closed with the others
+		// The parked client gets no reply, as in Redis: its connection is
+		// closed now, so that no engine waits for it to finish its command.
+		if !w.conn.shared.killed.Swap(true) {
+			w.conn.tc.Close()
+		}
+		s.requestShutdown()
 	}()
 }
 
