@@ -1,11 +1,12 @@
 package server
 
 import (
-	"github.com/loopkv/loopkv/resp"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopkv/loopkv/resp"
 )
 
 // MONITOR (Redis's replicationFeedMonitors). A monitor is a connection
