@@ -302,6 +302,7 @@ var configSetTests = [][]string{
 	{"hash-max-ziplist-entries", "10", "hash-max-listpack-entries", "20"},
 	{"slowlog-max-len", "10", "latency-tracking", "nope"},
 	{"timeout"},
+	{"maxclients", "900", "dbfilename", "x.rdb"}, // refused while applying: maxclients is restored
 	{"client-output-buffer-limit", "normal 0 0 0 slave 1kb 2k 3"},
 	{"client-output-buffer-limit", "pubsub 1mb 2mb 30"},
 	{"client-output-buffer-limit", "replica 1 2"},
@@ -328,6 +329,15 @@ func TestConfigSetIsAtomicAsInRedis(t *testing.T) {
 		if w, g := configPairs(t, ref.do(t, get)), configPairs(t, ours.do(t, get)); strings.Join(w, " ") != strings.Join(g, " ") {
 			t.Errorf("%q after %q: redis %q, loopkv %q", get, set, w, g)
 		}
+	}
+	// A value refused while applying (loopkv has no LFU) restores the ones
+	// applied before it.
+	before := ours.do(t, []string{"CONFIG", "GET", "timeout"})
+	if r := ours.do(t, []string{"CONFIG", "SET", "timeout", "9", "maxmemory-policy", "allkeys-lfu"}); !bytes.Contains(r, []byte("LFU")) {
+		t.Errorf("CONFIG SET ... allkeys-lfu: %q", r)
+	}
+	if after := ours.do(t, []string{"CONFIG", "GET", "timeout"}); !bytes.Equal(before, after) {
+		t.Errorf("timeout after a refused CONFIG SET: %q, was %q", after, before)
 	}
 }
 
