@@ -190,7 +190,7 @@ start_loopkv() {
 	launch loopkv "$LK_PORT" "$LK_TLS" "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 \
 		--port "$LK_PORT" --tls-port "$LK_TLS" --tls-cert-file "$CERT" --tls-key-file "$KEY" \
 		--tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --loops "$LOOPS" --maxclients 20000 \
-		--loglevel warning
+		--loglevel warning --save '' --dir "$WORK"
 	LK_PID=$LAUNCHED
 }
 start_redis() {

@@ -149,7 +149,7 @@ run_case() {
 	mapfile -t ports < <($BENCH ports 2)
 	LK_PORT=${ports[0]} RD_PORT=${ports[1]} LK_LOG=$WORK/loopkv-$case.log
 	launch "loopkv-$case" "$LK_PORT" - env GODEBUG=gctrace=1 "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 \
-		--port "$LK_PORT" --loops 1 --loglevel warning
+		--port "$LK_PORT" --loops 1 --loglevel warning --save '' --dir "$WORK"
 	LK_PID=$LAUNCHED
 	launch "redis-$case" "$RD_PORT" - "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$RD_PORT" \
 		--save '' --appendonly no --loglevel warning --dir "$WORK"

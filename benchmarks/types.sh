@@ -71,7 +71,7 @@ PIN_CLIENT=(taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT")
 
 launch loopkv "$LK_PORT" "$LK_TLS" "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 --port "$LK_PORT" --tls-port "$LK_TLS" \
 	--tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ciphersuites "$SUITE" --tls-protocols TLSv1.3 --loops 1 \
-	--loglevel warning
+	--loglevel warning --save '' --dir "$WORK"
 LK_PID=$LAUNCHED
 launch redis "$RD_PORT" "$RD_TLS" "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$RD_PORT" --tls-port "$RD_TLS" \
 	--tls-cert-file "$CERT" --tls-key-file "$KEY" --tls-ca-cert-file "$CA" --tls-auth-clients no \
