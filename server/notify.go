@@ -347,15 +347,16 @@ func appendEventChannel(b []byte, prefix string, db int, name []byte) []byte {
 // maxmemory starts. Its events are published by the goroutine that ran
 // them, as Redis's cron publishes them.
 type bgJournal struct {
-	mu    sync.Mutex
-	j     store.Journal
-	view  *store.Store
-	lj    loopJournal // scratch for publishing; its journal is unused
-	clock int64
+	mu   sync.Mutex
+	j    store.Journal
+	view *store.Store
+	lj   loopJournal // scratch for publishing; its journal is unused
+	c    cmdCtx      // the context events are published in
 }
 
-// inBackground runs fn on the background store view, then publishes the
-// events of what fn's operations removed. now is Unix ms. Calls serialise.
+// inBackground runs fn on the background store view, publishing the
+// events of the keys its operations remove as they go (OnRecord), then
+// propagates their deletions. now is Unix ms. Calls serialise.
 func (s *Server) inBackground(now int64, fn func(st *store.Store)) {
 	if s.store == nil {
 		return
@@ -365,22 +366,21 @@ func (s *Server) inBackground(now int64, fn func(st *store.Store)) {
 	defer bg.mu.Unlock()
 	if bg.view == nil {
 		bg.view = s.store.WithJournal(&bg.j)
+		bg.c = cmdCtx{srv: s, jl: &bg.lj}
+		// published as each key goes, under its shard's lock: before a
+		// loop can create the key again
+		bg.j.OnRecord(func(db int, key []byte, kind store.JournalKind) {
+			if flags := s.notifyCfg.load(); flags&(notifyKeyspace|notifyKeyevent) != 0 {
+				s.publishJournaled(&bg.c, flags, db, key, kind)
+			}
+		})
 	}
+	bg.c.now = now
 	fn(bg.view)
 	if bg.j.Len() == 0 {
 		return
 	}
 	s.propagateBackground(&bg.j, now) // propagate.go
-	if flags := s.notifyCfg.load(); flags&(notifyKeyspace|notifyKeyevent) != 0 {
-		c := cmdCtx{srv: s, now: now, jl: &bg.lj}
-		bg.j.Each(func(db int, key []byte, evicted bool) {
-			kind := store.JournalExpired
-			if evicted {
-				kind = store.JournalEvicted
-			}
-			s.publishJournaled(&c, flags, db, key, kind)
-		})
-	}
 	bg.j.Reset()
 }
 

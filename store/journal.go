@@ -25,6 +25,7 @@ type Journal struct {
 	trackNew  bool
 	trackDel  bool
 	trackMiss bool
+	onRecord  func(db int, key []byte, kind JournalKind)
 }
 
 // JournalKind is what happened to a key a Journal recorded.
@@ -80,6 +81,12 @@ func (j *Journal) TrackDeleted(on bool) { j.trackDel = on }
 // find, where keyspace_misses counts them (for the "keymiss" event).
 func (j *Journal) TrackMisses(on bool) { j.trackMiss = on }
 
+// OnRecord sets fn, which the store calls right after it records each
+// entry, under the lock of the key's shard: the events of a background
+// view (active expiry) then reach subscribers before any other operation
+// can touch the key. fn must not call the store; key is valid until Reset.
+func (j *Journal) OnRecord(fn func(db int, key []byte, kind JournalKind)) { j.onRecord = fn }
+
 // Reset forgets the recorded keys, keeping the buffers.
 func (j *Journal) Reset() {
 	j.keys = j.keys[:0]
@@ -100,6 +107,9 @@ func (j *Journal) add(db int, key []byte, kind JournalKind) {
 	j.ents = append(j.ents, journalEntry{start: uint32(start), end: uint32(len(j.keys)), db: int32(db), kind: kind})
 	if kind <= JournalEvicted {
 		j.removed++
+	}
+	if j.onRecord != nil {
+		j.onRecord(db, j.keys[start:len(j.keys):len(j.keys)], kind)
 	}
 }
 
