@@ -59,8 +59,11 @@ type Options struct {
 	// BaseInBackground makes Open write InitialBase on a goroutine, as
 	// Redis does when appendonly is turned on at run time (AOF_WAIT_REWRITE):
 	// Open returns at once, appends go to temp-<FileName>.incr, and only
-	// when the base is written are both renamed to their seq-1 names and
-	// the manifest written. Until then the log is not loadable, so nothing
+	// when the base is written are both renamed to their next names and
+	// the manifest written. A manifest already there (appendonly was on
+	// before) stays, and is what a restart loads, until then; its files
+	// then become history and are deleted. Until then the new log is not
+	// loadable, so nothing
 	// becomes durable (Durable stays put) and Info reports WaitRewrite; a
 	// failed base leaves it so, and Rewrite (with a new snapshot) retries.
 	// InitialBase must write a snapshot taken at the instant Open is called.
@@ -163,7 +166,7 @@ func Open(o Options) (*Log, error) {
 	if err := l.upgradeOld(); err != nil {
 		return nil, err
 	}
-	if l.o.BaseInBackground && l.o.InitialBase != nil && l.man.base == nil && len(l.man.incr) == 0 {
+	if l.o.BaseInBackground && l.o.InitialBase != nil {
 		return l.openWaiting()
 	}
 	if err := l.openLastIncr(); err != nil {

@@ -171,6 +171,19 @@ func (l *Log) deleteHistory() {
 // meanwhile becomes durable. mmu is held.
 func (l *Log) installFirst(tmp string, rdb bool) error {
 	m := l.man.clone()
+	// A manifest from before (appendonly was on once, then turned off) is
+	// replaced whole: its base and incr files become history, deleted once
+	// the new manifest is written. Until then a restart loads the old log,
+	// stale but whole, as Redis does while its AOF_WAIT_REWRITE lasts.
+	var retired []fileInfo
+	if m.base != nil {
+		retired = append(retired, *m.base)
+	}
+	retired = append(retired, m.incr...)
+	for i := range retired {
+		retired[i].typ = typeHist
+	}
+	m.hist = append(retired, m.hist...)
 	name := l.baseName(&m, rdb)
 	incr := l.newIncrInfo(&m)
 	m.base = &fileInfo{name: name, seq: m.baseSeq, typ: typeBase}
@@ -196,6 +209,9 @@ func (l *Log) installFirst(tmp string, rdb bool) error {
 	select {
 	case l.wake <- struct{}{}: // the writer publishes what it held
 	default:
+	}
+	if len(retired) > 0 {
+		go l.deleteHistory() // takes mmu, which the caller holds
 	}
 	return nil
 }

@@ -316,3 +316,58 @@ func TestRewriteFsyncsTheBaseEvery4MiB(t *testing.T) {
 		l.Close()
 	}
 }
+
+// TestBaseInBackgroundOverAnOldLog: appendonly turned on again at run time
+// over the manifest an earlier run left. Until the new base is in, the
+// directory still loads as the old log (stale but whole, as Redis's while
+// AOF_WAIT_REWRITE lasts), never as new commands applied to the old state;
+// once it is in, the log is the new base and incr, and the old files are
+// deleted.
+func TestBaseInBackgroundOverAnOldLog(t *testing.T) {
+	dir := t.TempDir()
+	old, err := Open(Options{Dir: dir, Fsync: Always})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Append(command("SET", "old", "1"))
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan error)
+	l, err := Open(Options{Dir: dir, Fsync: Always, BaseInBackground: true, InitialBase: func(w io.Writer) error {
+		if _, err := w.Write(command("SET", "snap", "1")); err != nil {
+			return err
+		}
+		return <-release
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	seq := l.Append(command("SET", "new", "1"))
+	crash := t.TempDir()
+	copyDir(t, filepath.Join(dir, "appendonlydir"), filepath.Join(crash, "appendonlydir"))
+	if got, _, err := replay(t, Options{Dir: crash}); err != nil || strings.Join(got, ",") != "SET old 1" {
+		t.Fatalf("a crash before the new base loads %q, %v; want the old log alone", got, err)
+	}
+	release <- nil
+	for l.Durable() < seq {
+		runtime.Gosched()
+	}
+	if in := waitRewrite(l); in.WaitRewrite || !in.LastRewriteOK {
+		t.Fatalf("after the base: %+v", in)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := replay(t, Options{Dir: dir}); err != nil || strings.Join(got, ",") != "SET snap 1,SET new 1" {
+		t.Fatalf("replay = %q, %v", got, err)
+	}
+	want := "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+	if man := readManifestFile(t, dir); man != want {
+		t.Errorf("manifest %q, want %q", man, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")); !os.IsNotExist(err) {
+		t.Errorf("the old incr file is left: %v", err)
+	}
+}

@@ -88,6 +88,8 @@ type aofState struct {
 	scheduled atomic.Bool            // a rewrite waits for a running save (BGREWRITEAOF)
 	sn        *store.Snapshot        // guarded by mu: the running rewrite's, closed once it ends
 	tempLog   bool                   // guarded by mu: log was opened by BGREWRITEAOF with appendonly no
+	starting  bool                   // guarded by mu: appendonly yes waits for the loops to open the log
+	gen       uint64                 // guarded by mu: counts appendonly no, so that a start it overtook gives up
 	hold      holdTable              // aof_hold.go
 }
 
@@ -362,20 +364,65 @@ func (s *Server) startAOF() error {
 		}
 		return nil
 	}
-	o := s.aofOptions()
-	l, err := aof.Open(o)
-	if err != nil {
-		return err
+	if s.aof.starting {
+		return nil
 	}
+	// As Redis's startAppendOnly with AOF_WAIT_REWRITE: the new log's first
+	// base is a snapshot taken at the instant the log starts taking the
+	// stream, written in the background; until it is in, a restart loads
+	// what was on disk before, never a new incr file without its base.
+	// Commands that began before the stream was ordered are not under the
+	// order lock, so first every write is made to take it (a sink that
+	// keeps nothing: what they change is in the snapshot taken after), and
+	// once every loop has ended the batch it was running (quiesce), the
+	// snapshot and the log's start happen together under the lock.
+	// startAOF runs on a loop (CONFIG SET): the second step is a goroutine.
+	s.aof.starting = true
+	gen := s.aof.gen
 	s.prop.mu.Lock()
-	s.useLog(l, o.Fsync)
+	s.prop.attach(func([]byte) uint64 { return s.aof.lastSeq })
 	s.prop.mu.Unlock()
 	go func() {
 		s.quiesce()
-		if err := s.rewriteAOF(); err != nil {
+		s.aof.mu.Lock()
+		defer s.aof.mu.Unlock()
+		if s.aof.gen != gen { // appendonly no came first
+			return
+		}
+		s.aof.starting = false
+		if err := s.openAOFWaiting(); err != nil {
+			s.prop.mu.Lock()
+			s.prop.attach(nil)
+			s.prop.mu.Unlock()
 			s.log.Warn("Background append only file rewriting could not start", zap.Error(err))
 		}
 	}()
+	return nil
+}
+
+// openAOFWaiting opens the log with its first base written in the
+// background from a snapshot taken under the order lock at the instant the
+// log takes over the stream. Caller holds s.aof.mu.
+func (s *Server) openAOFWaiting() error {
+	o := s.aofOptions()
+	o.BaseInBackground = true
+	s.prop.mu.Lock()
+	defer s.prop.mu.Unlock()
+	sn := s.store.Snapshot()
+	var once sync.Once
+	closeSn := func() { once.Do(sn.Close) }
+	o.InitialBase = func(w io.Writer) error {
+		defer closeSn()
+		return s.writeAOFBase(w, sn)
+	}
+	l, err := aof.Open(o)
+	if err != nil {
+		closeSn()
+		return err
+	}
+	s.useLog(l, o.Fsync)
+	s.prop.restart() // the new incr file starts with SELECT
+	s.aof.sn = sn
 	s.log.Info("Append only file enabled", zap.String("fsync", o.Fsync.String()))
 	return nil
 }
@@ -401,6 +448,8 @@ func (s *Server) quiesce() {
 func (s *Server) stopAOF() {
 	s.aof.mu.Lock()
 	defer s.aof.mu.Unlock()
+	s.aof.gen++
+	s.aof.starting = false
 	s.prop.mu.Lock()
 	l := s.aof.log.Load()
 	s.useLog(nil, 0)
