@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loopkv/loopkv/internal/fsx"
 	"github.com/loopkv/loopkv/resp"
 )
 
@@ -249,7 +250,7 @@ func (l *Log) upgradeOld() error {
 		return err
 	}
 	for _, d := range []string{l.dir, l.o.Dir} {
-		if err := syncDir(d); err != nil {
+		if err := fsx.SyncDir(d); err != nil {
 			return err
 		}
 	}

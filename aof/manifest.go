@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/loopkv/loopkv/internal/fsx"
 	"github.com/loopkv/loopkv/resp"
 )
 
@@ -258,7 +259,7 @@ func writeManifest(dir, fileName string, m *manifest) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return fsx.SyncDir(dir)
 }
 
 // writeFileSync writes data to a new file at path and fsyncs it.
@@ -272,20 +273,6 @@ func writeFileSync(path string, data []byte) error {
 		err = fdatasync(f)
 	}
 	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir fsyncs a directory, so that the names created or renamed in it
-// survive a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
 		err = cerr
 	}
 	return err

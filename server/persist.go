@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"github.com/loopkv/loopkv/config"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,9 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/loopkv/loopkv/config"
+	"github.com/loopkv/loopkv/store"
 )
 
 // RDB persistence (Redis rdb.c, server.c serverCron): SAVE, BGSAVE, the
@@ -67,6 +69,9 @@ type persistState struct {
 	expiredKeys atomic.Int64 // rdb_last_load_keys_expired
 	loading     atomic.Bool  // the start-up load runs
 	shutdown    atomic.Bool  // SHUTDOWN is saving: the save rules wait
+
+	cur     atomic.Pointer[store.Snapshot] // the running save's snapshot (current_cow_size)
+	lastCow atomic.Int64                   // bytes the last save's snapshot copied (rdb_last_cow_size)
 }
 
 // parked is a client waiting for a save: a loop's client (w) or a
@@ -140,6 +145,7 @@ func (s *Server) beginSave(kind saveKind, park parked) error {
 	}
 	p.dirtyAt = s.changes()
 	job := s.snapshotForSave() // persist_rdb.go
+	p.cur.Store(job.sn)        // cleared by job.write
 	p.mu.Unlock()
 	p.saves.Add(1)
 	if kind == saveBg {
@@ -154,7 +160,7 @@ func (s *Server) beginSave(kind saveKind, park parked) error {
 		if hook := saveStartHook; hook != nil {
 			hook()
 		}
-		s.endSave(kind, job.write(path, s.cfg.persist.compression.Load(), s.cfg.persist.checksum.Load()))
+		s.endSave(kind, job.write(p, path, s.cfg.persist.compression.Load(), s.cfg.persist.checksum.Load()))
 	}()
 	return nil
 }
@@ -529,13 +535,18 @@ type PersistOptions struct {
 }
 
 // infoRDB appends INFO persistence's loading and rdb_* fields, in Redis
-// 7.0's order. There is no fork: the copy-on-write fields stay 0.
+// 7.0's order. There is no fork: the copy-on-write fields report what the
+// store's snapshot copied for the writes that came before it (store/doc.go).
 func (s *Server) infoRDB(b []byte) []byte {
 	p := &s.persist
 	b = infoInt(b, "loading", b2i(p.loading.Load()))
 	b = infoInt(b, "async_loading", 0)
 	b = infoInt(b, "current_cow_peak", 0)
-	b = infoInt(b, "current_cow_size", 0)
+	var held int64
+	if sn := p.cur.Load(); sn != nil {
+		held = sn.HeldBytes()
+	}
+	b = infoInt(b, "current_cow_size", held)
 	b = infoInt(b, "current_cow_size_age", 0)
 	b = infoLine(b, "current_fork_perc", "0.00")
 	b = infoInt(b, "current_save_keys_processed", 0)
@@ -556,7 +567,7 @@ func (s *Server) infoRDB(b []byte) []byte {
 	}
 	b = infoInt(b, "rdb_current_bgsave_time_sec", cur)
 	b = infoInt(b, "rdb_saves", p.saves.Load())
-	b = infoInt(b, "rdb_last_cow_size", 0)
+	b = infoInt(b, "rdb_last_cow_size", p.lastCow.Load())
 	b = infoInt(b, "rdb_last_load_keys_expired", p.expiredKeys.Load())
 	return infoInt(b, "rdb_last_load_keys_loaded", p.loadedKeys.Load())
 }

@@ -180,11 +180,16 @@ func TestBgsaveInProgressReported(t *testing.T) {
 	defer func() { saveStartHook = nil }()
 	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: t.TempDir()}})
 	c := dialRaw(t, s.Addr())
+	c.do("SET", "k", "before")
 	if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
 		t.Fatalf("BGSAVE: %q", r)
 	}
 	<-entered
+	c.do("SET", "k", "during") // the snapshot keeps a copy of what it overwrites
 	info := c.do("INFO", "persistence")
+	if got := infoField(info, "current_cow_size:"); got == "current_cow_size:0" || got == "" {
+		t.Errorf("%q after a write during the save", got)
+	}
 	for _, f := range []string{"rdb_bgsave_in_progress:1", "rdb_current_bgsave_time_sec:0", "rdb_saves:1"} {
 		if got := infoField(info, strings.Split(f, ":")[0]+":"); got != f {
 			t.Errorf("%s, want %s", got, f)
@@ -193,9 +198,12 @@ func TestBgsaveInProgressReported(t *testing.T) {
 	close(hold)
 	waitBgsave(t, c)
 	info = c.do("INFO", "persistence")
-	for _, f := range []string{"rdb_current_bgsave_time_sec:-1", "rdb_last_bgsave_status:ok", "rdb_last_bgsave_time_sec:0"} {
+	for _, f := range []string{"rdb_current_bgsave_time_sec:-1", "rdb_last_bgsave_status:ok", "rdb_last_bgsave_time_sec:0", "current_cow_size:0"} {
 		if got := infoField(info, strings.Split(f, ":")[0]+":"); got != f {
 			t.Errorf("%s, want %s", got, f)
 		}
+	}
+	if got := infoField(info, "rdb_last_cow_size:"); got == "rdb_last_cow_size:0" || got == "" {
+		t.Errorf("%q after a save that copied", got)
 	}
 }

@@ -3,10 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/loopkv/loopkv/rdb"
@@ -28,57 +24,20 @@ func (s *Server) snapshotForSave() saveJob {
 	return saveJob{sn: s.store.Snapshot(), usedMem: s.store.UsedMemory()}
 }
 
-// write encodes the snapshot into path and frees it: into a temporary
-// file in the same directory, fsynced, renamed over path, and the
-// directory fsynced, so that a failed save leaves the last good file
-// whole. save goroutine.
-func (j saveJob) write(path string, compress, checksum bool) (err error) {
-	defer j.sn.Close()
-	f, err := os.CreateTemp(filepath.Dir(path), "temp-*.rdb")
-	if err != nil {
-		return err
-	}
+// write encodes the snapshot into path with rdb.WriteFile (a temporary
+// file in the same directory, fsynced, renamed over path, the directory
+// fsynced: a failed save leaves the last good file whole), yielding the
+// processor between chunks so the loops keep theirs, and frees it. It
+// records the bytes the snapshot copied (rdb_last_cow_size). save
+// goroutine.
+func (j saveJob) write(p *persistState, path string, compress, checksum bool) error {
 	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
+		p.cur.Store(nil)
+		p.lastCow.Store(j.sn.ClonedBytes())
+		j.sn.Close()
 	}()
-	_, err = rdb.Write(yieldingWriter{f}, j.sn, rdb.Options{Compress: compress, Checksum: checksum, UsedMem: j.usedMem})
-	for _, step := range []func() error{f.Sync, f.Close} {
-		if e := step(); err == nil {
-			err = e
-		}
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
+	_, err := rdb.WriteFile(path, j.sn, rdb.Options{Compress: compress, Checksum: checksum, UsedMem: j.usedMem, Yield: true})
 	return err
-}
-
-// yieldingWriter hands the processor back to the scheduler after each
-// chunk the encoder writes (64 KiB, about 0.1 ms of encoding). A loop
-// whose epoll wait returned while the save held its P runs at once,
-// instead of after Go's 10 ms preemption slice: with as many loops as
-// processors, the save takes only the CPU the loops leave.
-type yieldingWriter struct{ w io.Writer }
-
-func (y yieldingWriter) Write(p []byte) (int, error) {
-	n, err := y.w.Write(p)
-	runtime.Gosched()
-	return n, err
-}
-
-// syncDir fsyncs dir so that a rename in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // loadRDBFile loads the RDB file at path into the store: the keys loaded
