@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -147,12 +149,38 @@ func hexVal(c byte) byte {
 // Load stores each directive's value in values under its setting's name
 // (an alias sets its setting): the arguments joined by spaces; a setting
 // given again keeps the last value, or for Multi and Append settings the
-// values together (Setting.Join). find returns the
-// setting a name means, or nil. A directive no setting names is an error
+// values together (Setting.Join). find returns the setting a name means,
+// or nil. include FILE reads FILE (or each file a glob matches, in name
+// order) in its place, as Redis does. A directive no setting names, and
+// one loopkv cannot honour (rename-command, loadmodule), is an error
 // naming file and line, as Redis refuses it.
 func Load(file string, dirs []Directive, find func(name string) *Setting, values map[string]string) error {
-	seen := map[string]bool{}
+	return load(file, dirs, find, values, map[string]bool{}, 0)
+}
+
+// maxIncludeDepth bounds include files including others (or themselves).
+const maxIncludeDepth = 16
+
+// refused are the directives loopkv knows and cannot honour, with why.
+var refused = map[string]string{
+	"rename-command": "rename-command is not supported by loopkv (deny the command with an ACL rule instead)",
+	"loadmodule":     "loadmodule is not supported: loopkv does not load Redis modules",
+}
+
+func load(file string, dirs []Directive, find func(name string) *Setting, values map[string]string, seen map[string]bool, depth int) error {
 	for _, d := range dirs {
+		if why := refused[d.Name]; why != "" {
+			return fmt.Errorf("%s:%d: %s", file, d.Line, why)
+		}
+		if d.Name == "include" {
+			if len(d.Args) != 1 {
+				return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", file, d.Line, d.Name)
+			}
+			if err := include(file, d, find, values, seen, depth); err != nil {
+				return err
+			}
+			continue
+		}
 		st := find(d.Name)
 		if st == nil {
 			return fmt.Errorf("%s:%d: bad directive or wrong number of arguments: %s", file, d.Line, d.Name)
@@ -163,6 +191,35 @@ func Load(file string, dirs []Directive, find func(name string) *Setting, values
 		}
 		seen[st.Name] = true
 		values[st.Name] = v
+	}
+	return nil
+}
+
+// include loads the file, or the files matching the glob, that d names.
+func include(file string, d Directive, find func(name string) *Setting, values map[string]string, seen map[string]bool, depth int) error {
+	if depth >= maxIncludeDepth {
+		return fmt.Errorf("%s:%d: include nested more than %d deep", file, d.Line, maxIncludeDepth)
+	}
+	paths := []string{d.Args[0]}
+	if strings.ContainsAny(d.Args[0], "*?[") {
+		var err error
+		if paths, err = filepath.Glob(d.Args[0]); err != nil {
+			return fmt.Errorf("%s:%d: include %s: %w", file, d.Line, d.Args[0], err)
+		}
+	}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("%s:%d: include: %w", file, d.Line, err)
+		}
+		sub, err := ParseFile(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := load(path, sub, find, values, seen, depth+1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
