@@ -166,11 +166,10 @@ func (s *Store) evictBest(now int64, p Policy, samples int) bool {
 			ev.n--
 			pe := &ev.pool[ev.n]
 			sh := &s.shards[pe.shard]
-			s.lockShardRead(sh) // sampling copies nothing for a snapshot; evicting does
+			s.lockShard(sh) // evicting saves the victim for a pending snapshot (unlinkRec)
 			t := &sh.dbs[pe.db]
 			r := t.keys.find(&t.a, s.hash(pe.key), pe.key)
 			if r != noRef && (!p.volatile() || recExpire(t.a.at(r)) != 0) {
-				sh.cowBefore(pe.db)
 				s.evictRec(sh, t, pe.db, r)
 				s.unlockShard(sh)
 				return true
@@ -196,7 +195,7 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 	for i := 0; i < n && got < samples; i++ {
 		si := (first + i) % n
 		sh := &s.shards[si]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		found := false
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
@@ -263,11 +262,10 @@ func (s *Store) evictRandom(volatile bool) bool {
 	first := int(s.evict.rand() % uint64(n))
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(first+i)%n]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			if r := sh.candidate(t, volatile); r != noRef {
-				sh.cowBefore(db)
 				s.evictRec(sh, t, db, r)
 				s.unlockShard(sh)
 				return true

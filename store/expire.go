@@ -86,7 +86,7 @@ func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
 		}
 		sh := &s.shards[idx/uint64(s.databases)]
 		db := int(idx % uint64(s.databases))
-		s.lockShardRead(sh) // expireTable copies for snapshots before it deletes
+		s.lockShard(sh) // deleting saves the record for a pending snapshot (unlinkRec)
 		ttlSum, ttlN, done := sh.expireTable(s, db, now, start, budget)
 		s.unlockShard(sh)
 		if ttlN > 0 {
@@ -122,7 +122,6 @@ func (sh *shard) expireTable(s *Store, db int, now int64, start time.Time, budge
 			r := t.expires[sh.rand()%uint64(len(t.expires))]
 			at := recExpire(t.a.at(r))
 			if at <= now {
-				sh.cowBefore(db)
 				s.expireRec(sh, t, db, r)
 				expired++
 				continue

@@ -27,7 +27,7 @@ func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 	defer s.unlockSet(&m)
 	n := 0
 	for _, key := range keys {
-		if k := s.find(db, key, now, true); k.exists() {
+		if k := s.findRead(db, key, now, true); k.exists() {
 			n++
 		}
 	}
@@ -67,12 +67,11 @@ type ObjectInfo struct {
 func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShardRead(sh)
+	s.lockShard(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
 	if r != noRef && t.expired(t.a.at(r), now) {
-		sh.cowBefore(db)
 		s.expireRec(sh, t, db, r)
 		r = noRef
 	}
@@ -203,7 +202,7 @@ func (s *Store) Keys(db int, pattern []byte, now int64, fn func(key []byte)) {
 	all := len(pattern) == 1 && pattern[0] == '*'
 	for i := range s.shards {
 		sh := &s.shards[i]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		t := &sh.dbs[db]
 		t.keys.each(&t.a, func(r ref) bool {
 			b := t.a.at(r)
@@ -257,7 +256,7 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 	}
 	for si < len(s.shards) {
 		sh := &s.shards[si]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		t = &sh.dbs[db]
 		for {
 			v = t.keys.scan(&t.a, v, visit)
@@ -284,19 +283,18 @@ func (s *Store) Scan(db int, cursor uint64, now int64, o ScanOptions, fn func(ke
 // whether db had one.
 func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte, bool) {
 	first := &s.shards[0]
-	s.lockShardRead(first)
+	s.lockShard(first)
 	r := first.rand()
 	s.unlockShard(first)
 	n := len(s.shards)
 	for i := 0; i < n; i++ {
 		sh := &s.shards[(int(r%uint64(n))+i)%n]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		t := &sh.dbs[db]
 		for tries := 0; t.keys.count > 0 && tries < 100; tries++ {
 			r := t.keys.random(&t.a, sh.rand)
 			b := t.a.at(r)
 			if t.expired(b, now) {
-				sh.cowBefore(db)
 				s.expireRec(sh, t, db, r)
 				continue
 			}
@@ -312,7 +310,7 @@ func (s *Store) RandomKey(db int, now int64, dst []byte, enc EncodeFunc) ([]byte
 // CountKeysInSlot returns the number of keys of db in hash slot slot.
 func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShardRead(sh)
+	s.lockShard(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	if t.slots == nil {
@@ -325,7 +323,7 @@ func (s *Store) CountKeysInSlot(db int, slot uint16) int {
 // walking only the shard that owns the slot. fn runs under the shard lock.
 func (s *Store) KeysInSlot(db int, slot uint16, now int64, count int, fn func(key []byte)) {
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShardRead(sh)
+	s.lockShard(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	if count <= 0 || t.slots == nil || t.slots[int(slot)&(len(t.slots)-1)] == 0 {

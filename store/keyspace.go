@@ -116,27 +116,21 @@ func (s *Store) lockKeys(m *shardSet, keys [][]byte, step int) {
 
 func (m *shardSet) has(i int) bool { return m[i/64]&(1<<(i%64)) != 0 }
 
-func (s *Store) lockSet(m *shardSet) { s.lockSetAs(m, false) }
-
-// lockKeysRead is lockKeys (step 1) for a read, which copies nothing for
-// a pending snapshot (see lockShardRead).
+// lockKeysRead is lockKeys (step 1) for a read: its lookups (findRead)
+// save nothing for a pending snapshot.
 func (s *Store) lockKeysRead(m *shardSet, keys [][]byte) {
 	for _, k := range keys {
 		m.add(s.shardIndex(k))
 	}
-	s.lockSetAs(m, true)
+	s.lockSet(m)
 }
 
-func (s *Store) lockSetAs(m *shardSet, read bool) {
+func (s *Store) lockSet(m *shardSet) {
 	for w, word := range m {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &^= 1 << b
-			if read {
-				s.lockShardRead(&s.shards[w*64+b])
-			} else {
-				s.lockShard(&s.shards[w*64+b])
-			}
+			s.lockShard(&s.shards[w*64+b])
 		}
 	}
 }
@@ -151,17 +145,13 @@ func (s *Store) unlockSet(m *shardSet) {
 	}
 }
 
-// lockShard locks sh unless this view holds it already, then copies its
-// tables for the snapshots still showing them live (snapshot.go), so that
-// the caller may change them. The copy is checked also when the view
-// holds the lock: a snapshot taken inside a transaction sees none of the
-// transaction's later changes.
+// lockShard locks sh unless this view holds it already. A pending
+// snapshot asks nothing of the lock: the lookups of keys a write changes
+// save their records for it (kv.cow, snapshot.go), so a snapshot taken
+// inside a transaction sees none of the transaction's later changes.
 func (s *Store) lockShard(sh *shard) {
 	if s.held == nil || !s.held.has(sh.idx) {
 		sh.mu.Lock()
-	}
-	if len(sh.snaps) != 0 {
-		sh.cow()
 	}
 }
 
@@ -235,19 +225,18 @@ type kv struct {
 func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShardRead(sh)
-	if sh.dbs[db].snapLive { // a one-key operation copies only its table
-		sh.cowTable(db)
-	}
-	return s.lookup(sh, db, key, slot, now, read)
+	s.lockShard(sh)
+	k := s.lookup(sh, db, key, slot, now, read)
+	k.cow()
+	return k
 }
 
-// acquireRead is acquire for a read, which copies nothing for a pending
-// snapshot (see lockShardRead); it counts a keyspace hit or miss.
+// acquireRead is acquire for a read, which saves nothing for a pending
+// snapshot; it counts a keyspace hit or miss.
 func (s *Store) acquireRead(db int, key []byte, now int64) kv {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShardRead(sh)
+	s.lockShard(sh)
 	return s.lookup(sh, db, key, slot, now, true)
 }
 
@@ -285,6 +274,13 @@ func (s *Store) open(db int, key []byte, now int64, t Type, a access) (kv, Statu
 
 // find is acquire for a caller that already holds key's shard lock.
 func (s *Store) find(db int, key []byte, now int64, read bool) kv {
+	k := s.findRead(db, key, now, read)
+	k.cow()
+	return k
+}
+
+// findRead is find for a read, which saves nothing for a pending snapshot.
+func (s *Store) findRead(db int, key []byte, now int64, read bool) kv {
 	slot := KeySlot(key)
 	return s.lookup(&s.shards[s.shardOf(slot)], db, key, slot, now, read)
 }
@@ -295,7 +291,6 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
 		if k.t.expired(b, now) {
-			sh.cowBefore(db) // a read's lock copied nothing
 			s.expireRec(sh, k.t, db, k.r)
 			k.r = noRef
 		} else {
@@ -420,7 +415,7 @@ func (s *Store) Stats() Stats {
 	st := Stats{DBs: make([]DBStats, s.databases)}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		st.ExpiredKeys += sh.expired
 		st.EvictedKeys += sh.evicted
 		st.KeyspaceHits += sh.hits
@@ -445,7 +440,7 @@ func (s *Store) DBSize(db int) int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
-		s.lockShardRead(sh)
+		s.lockShard(sh)
 		n += sh.dbs[db].keys.count
 		s.unlockShard(sh)
 	}
@@ -484,6 +479,7 @@ func (s *Store) FlushAll() {
 // flush empties one table. Caller holds sh.mu.
 func (sh *shard) flush(db int) {
 	t := &sh.dbs[db]
+	t.detachWalk()
 	total := t.acct.total
 	total.Add(-t.acct.used)
 	t.a.drop()
@@ -503,6 +499,8 @@ func (s *Store) SwapDB(a, b int) {
 		sh := &s.shards[i]
 		sh.dbs[a], sh.dbs[b] = sh.dbs[b], sh.dbs[a]
 		sh.dbs[a].a.acct, sh.dbs[b].a.acct = &sh.dbs[a].acct, &sh.dbs[b].acct
+		sh.dbs[a].movedWalk()
+		sh.dbs[b].movedWalk()
 	}
 	x, y := s.avgTTL[a].Load(), s.avgTTL[b].Load()
 	s.avgTTL[a].Store(y)
@@ -522,7 +520,7 @@ func (s *Store) RehashCycle(budget time.Duration) {
 		for more := true; more; {
 			// one lock hold does a bounded slice of work (rehashHold), so
 			// that the cycle never holds a shard for its whole budget
-			s.lockShardRead(sh) // rehash steps and lazy freeing change nothing a snapshot shows
+			s.lockShard(sh) // a walk's cursor survives rehash steps (dict.scan)
 			more = sh.rehashSome(time.Now().Add(rehashHold))
 			s.unlockShard(sh)
 			if time.Since(start) > budget {

@@ -33,7 +33,7 @@ func loadClock() int64 { return time.Now().UnixMilli() }
 func (s *Store) SetIdle(db int, key []byte, now, idle int64) bool {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShardRead(sh) // the LRU clock is no part of a snapshot's image
+	s.lockShard(sh) // the LRU clock is no part of a snapshot's image: nothing to save
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)

@@ -42,7 +42,7 @@ func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFun
 	s.lockKeysRead(&m, keys)
 	defer s.unlockSet(&m)
 	for _, key := range keys {
-		if k := s.find(db, key, now, true); k.kind() == TypeString {
+		if k := s.findRead(db, key, now, true); k.kind() == TypeString {
 			dst = enc(dst, k.val())
 		} else {
 			dst = missing(dst)

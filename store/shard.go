@@ -9,7 +9,8 @@ import (
 // A key record (a dict record whose key is a key of the keyspace):
 //
 //	0  next      ref
-//	4  hash      uint32: 24 bits of hash, the Type in bits 24-27, the Encoding in 28-31
+//	4  hash      uint32: 24 bits of hash, the Type in bits 24-26, the saved
+//	             parity in bit 27 (snapshot.go), the Encoding in 28-31
 //	8  klen      uint32
 //	12 vlen      uint32: bytes of value in use
 //	16 expireAt  int64: Unix ms, 0 for no TTL
@@ -44,10 +45,6 @@ type shard struct {
 	num [2][20]byte
 	// moving holds a copy of an element that moves between values (LMOVE)
 	moving []byte
-	// snaps are the snapshots for which some table of the shard is
-	// unchanged since they were taken: lockShard copies those tables for
-	// them (cow) before anything changes
-	snaps []*Snapshot
 	// view is View's Value, so that passing it to the callback allocates nothing
 	view Value
 	_    [64]byte
@@ -63,9 +60,11 @@ type keyTable struct {
 	objFree []uint32 // free indexes of objs
 	trash   []dict   // deleted big hash-table values, freed by RehashCycle
 	slots   []uint32 // keys per hash slot of the shard's range, nil while empty
-	// snapLive: a pending snapshot shows this table live, so the first
-	// change copies it (snapshot.go)
-	snapLive bool
+	// walk is the pending snapshot walking this table, nil for none; a
+	// record whose saved bit differs from parity is one it has not saved
+	// yet (snapshot.go)
+	walk   *tableWalk
+	parity byte
 }
 
 func (t *keyTable) init(total *atomic.Int64) {
@@ -89,7 +88,7 @@ func (sh *shard) rand() uint64 {
 func keyHashWord(h uint32, t Type, e Encoding) uint32 {
 	return h&(1<<dictMaxBits-1) | uint32(t)<<24 | uint32(e)<<28
 }
-func recType(b []byte) Type          { return Type(b[recHash+3] & 0x0f) }
+func recType(b []byte) Type          { return Type(b[recHash+3] & 0x07) }
 func recEnc(b []byte) Encoding       { return Encoding(b[recHash+3] >> 4) }
 func setRecEnc(b []byte, e Encoding) { b[recHash+3] = b[recHash+3]&0x0f | byte(e)<<4 }
 func recExpire(b []byte) int64       { return int64(le.Uint64(b[keyExpire:])) }
@@ -129,6 +128,7 @@ func (t *keyTable) expired(b []byte, now int64) bool {
 func (t *keyTable) newRec(h uint32, key []byte, typ Type, enc Encoding, vlen, vcap int, lru uint32) (ref, []byte) {
 	r, c, b := t.a.alloc(keyHdr + len(key) + vcap)
 	le.PutUint32(b[recHash:], keyHashWord(h, typ, enc))
+	setRecParity(b, t.parity) // not in a walking snapshot's image
 	le.PutUint32(b[recKlen:], uint32(len(key)))
 	setRecVlen(b, vlen)
 	setRecExpire(b, 0)
@@ -156,6 +156,7 @@ func (t *keyTable) remove(r ref, sbits uint) { t.unlinkRec(r, sbits, true) }
 // unlinkRec removes record r; dropValue false keeps a hash-table value,
 // which another record of the table has taken over (RENAME).
 func (t *keyTable) unlinkRec(r ref, sbits uint, dropValue bool) {
+	t.cowRec(r)
 	b := t.a.at(r)
 	h := le.Uint32(b[recHash:]) & t.keys.hmask
 	if recExpire(b) != 0 {

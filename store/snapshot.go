@@ -2,49 +2,59 @@ package store
 
 import (
 	"errors"
-	"slices"
+	"math"
 	"sync/atomic"
 	"time"
 )
 
 // Snapshot is a point-in-time image of the whole keyspace, taken in
 // O(shards × databases) time: writes after it do not change what it shows,
-// and no loop waits for it beyond the copy of one table (of one shard's
-// tables, for a multi-key write). See
-// "Point-in-time snapshots" in the package documentation. Its methods must
-// not be called while the caller holds a Lock view.
+// and no loop waits for it beyond the copy of the one record (and value)
+// a write is about to change. See "Point-in-time snapshots" in the package
+// documentation. Its methods must not be called while the caller holds a
+// Lock view.
 type Snapshot struct {
 	ks     *keyspace
+	st     *Store // a view with no journal, for the copies
 	dbs    int
 	clock  uint32 // LRU clock at the snapshot's instant, for Value.Idle
 	counts []DBStats
-	// tabs has one entry per table, shard*dbs + db; an entry is guarded by
-	// its shard's lock.
-	tabs   []snapTable
+	// walks has one entry per table, shard*dbs + db, nil for a table that
+	// was empty at the instant; an entry is guarded by its shard's lock.
+	walks  []*tableWalk
 	cloned atomic.Int64 // bytes copied so far
 	held   atomic.Int64 // bytes of copies not yet dropped
 	walked atomic.Bool
 	closed atomic.Bool
 }
 
-// snapTable is what a snapshot holds of one table.
-type snapTable struct {
-	t     *keyTable // the copy, in state tabCopied
-	size  int64     // its bytes
-	state uint8
+// tableWalk is what a snapshot has of one table: the records it has not
+// saved yet, in the table it walks (src), and the ones writers saved for it
+// before changing or deleting them (side).
+type tableWalk struct {
+	sn     *Snapshot
+	sh     *shard
+	db     int
+	src    *keyTable // the live table, or the detached one FlushDB left; nil when done
+	cursor uint64    // the walk's dict.scan cursor in src.keys
+	side   *keyTable // nil until a writer saves a record
+	total  atomic.Int64
 }
-
-const (
-	tabLive   uint8 = iota // unchanged since the snapshot: the live table is its image
-	tabCopied              // copied before a change, or by the walker
-	tabDone                // empty at the instant, walked, or closed
-)
 
 // Errors of Snapshot.Each.
 var (
 	ErrSnapshotClosed = errors.New("store: snapshot closed")
 	ErrSnapshotWalked = errors.New("store: snapshot already walked")
 )
+
+// recSaved is the bit of a key record's hash word (the top bit of the
+// Type's nibble) that, equal to its table's parity, says that the table's
+// pending snapshot has the record already or does not want it.
+const recSaved = 0x08
+
+func recParity(b []byte) byte         { return b[recHash+3] & recSaved }
+func setRecParity(b []byte, p byte)   { b[recHash+3] = b[recHash+3]&^recSaved | p }
+func (t *keyTable) unsaved(r ref) bool { return recParity(t.a.at(r)) != t.parity }
 
 // Snapshot returns a point-in-time image of the keyspace, whose Value.Idle
 // times are measured at the wall clock's now. The caller walks it once with
@@ -58,32 +68,40 @@ func (s *Store) Snapshot() *Snapshot { return s.SnapshotAt(time.Now().UnixMilli(
 func (s *Store) SnapshotAt(now int64) *Snapshot {
 	sn := &Snapshot{
 		ks:     s.keyspace,
+		st:     &Store{keyspace: s.keyspace},
 		dbs:    s.databases,
 		clock:  lruClock(now),
 		counts: make([]DBStats, s.databases),
-		tabs:   make([]snapTable, len(s.shards)*s.databases),
+		walks:  make([]*tableWalk, len(s.shards)*s.databases),
+	}
+	// A table has one walk at a time: an earlier snapshot still walking
+	// it first gets the rest of it copied, one table per lock hold.
+	for i := range s.shards {
+		sh := &s.shards[i]
+		s.lockShard(sh)
+		sh.finishWalks()
+		s.unlockShard(sh)
 	}
 	// every shard locked at once: the instant is between two operations
 	// of every shard, multi-shard ones included
 	for i := range s.shards {
-		s.lockShardRead(&s.shards[i])
+		s.lockShard(&s.shards[i])
 	}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		live := false
+		sh.finishWalks() // a snapshot taken meanwhile
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			sn.counts[db].Keys += t.keys.count
 			sn.counts[db].Expires += len(t.expires)
 			if t.keys.count == 0 {
-				sn.tabs[i*sn.dbs+db].state = tabDone
-			} else {
-				live = true
-				t.snapLive = true
+				continue
 			}
-		}
-		if live {
-			sh.snaps = append(sh.snaps, sn)
+			// every record of t now differs from its parity: unsaved
+			t.parity ^= recSaved
+			w := &tableWalk{sn: sn, sh: sh, db: db, src: t}
+			t.walk = w
+			sn.walks[i*sn.dbs+db] = w
 		}
 	}
 	for i := range s.shards {
@@ -92,24 +110,135 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 	return sn
 }
 
-// lockShardRead locks sh unless this view holds it, without the copy that
-// lockShard makes for pending snapshots: for an operation that changes
-// nothing a snapshot shows, or that calls sh.cowBefore first when it does
-// (a read deleting an expired key). What a read may change without the copy
-// is the LRU clock of the keys it touches and, through the incremental
-// rehash steps of its lookups, the bucket arrays: the keys, values and
-// TTLs stay as they were, and a copy taken later shows them alike.
-func (s *Store) lockShardRead(sh *shard) {
-	if s.held == nil || !s.held.has(sh.idx) {
-		sh.mu.Lock()
+// finishWalks completes the walks of sh's tables: each one's remaining
+// records go to its side list (nowhere, for a closed snapshot). Caller
+// holds sh.mu.
+func (sh *shard) finishWalks() {
+	for db := range sh.dbs {
+		if w := sh.dbs[db].walk; w != nil {
+			w.step(nil, math.MaxInt)
+		}
 	}
 }
 
-// cowBefore copies table db for pending snapshots before a change made
-// under lockShardRead. Caller holds sh.mu.
-func (sh *shard) cowBefore(db int) {
-	if sh.dbs[db].snapLive {
-		sh.cowTable(db)
+// cow saves k's record for the pending snapshot walking its table before
+// the caller changes it: every write's lookup calls it.
+func (k *kv) cow() {
+	if k.t.walk != nil && k.r != noRef {
+		k.t.walk.save(k.t, k.r)
+	}
+}
+
+// cowRec is cow for record r of t, before its deletion.
+func (t *keyTable) cowRec(r ref) {
+	if t.walk != nil {
+		t.walk.save(t, r)
+	}
+}
+
+// save copies record r of t, which the walk has not saved yet, to the side
+// list, and marks it saved. Caller holds the shard lock.
+func (w *tableWalk) save(t *keyTable, r ref) {
+	if !t.unsaved(r) {
+		return
+	}
+	setRecParity(t.a.at(r), t.parity)
+	if w.sn.closed.Load() {
+		return
+	}
+	if w.side == nil {
+		w.side = &keyTable{}
+		w.side.init(&w.total)
+	}
+	w.copyRec(w.side, t, r)
+}
+
+// copyRec copies record r of t and its value into dst (a side list or a
+// walker's batch), with its TTL and LRU clock.
+func (w *tableWalk) copyRec(dst, t *keyTable, r ref) {
+	before := dst.acct.used
+	b := t.a.at(r)
+	key := recKeyOf(b)
+	src := kv{s: w.sn.st, sh: w.sh, t: t, r: r, db: w.db}
+	k := kv{s: w.sn.st, sh: w.sh, t: dst, h: t.keys.hashOf(b), slot: KeySlot(key), db: w.db, replaced: true}
+	k.copyFrom(key, &src)
+	setRecLRU(dst.a.at(k.r), recLRU(t.a.at(r)))
+	n := dst.acct.used - before
+	w.sn.cloned.Add(n)
+	w.sn.held.Add(n)
+}
+
+// walkHold bounds what one lock hold of the walk copies: records, bytes,
+// and buckets visited.
+const (
+	walkRecs    = 256
+	walkBytes   = 64 << 10
+	walkBuckets = 4 * walkRecs
+)
+
+// step walks on through w.src, saving up to n unsaved records into dst
+// (only marking them, when dst is nil: a walk finished for a later
+// snapshot, or closed) and reports whether the walk is done, then
+// detached from its table. Records a finishing walk saves for an open
+// snapshot go to its side list. Caller holds the shard lock.
+func (w *tableWalk) step(dst *keyTable, n int) bool {
+	t := w.src
+	if t == nil {
+		return true
+	}
+	finish := n == math.MaxInt
+	if dst == nil && !w.sn.closed.Load() {
+		if w.side == nil {
+			w.side = &keyTable{}
+			w.side.init(&w.total)
+		}
+		dst = w.side
+	}
+	if dst == nil || w.sn.closed.Load() {
+		dst = nil
+	}
+	for buckets := 0; finish || (n > 0 && buckets < walkBuckets && (dst == nil || dst.acct.used < walkBytes)); buckets++ {
+		w.cursor = t.keys.scan(&t.a, w.cursor, func(r ref) {
+			if !t.unsaved(r) {
+				return
+			}
+			if dst != nil {
+				w.copyRec(dst, t, r)
+			}
+			setRecParity(t.a.at(r), t.parity)
+			n--
+		})
+		if w.cursor == 0 {
+			if t.walk == w {
+				t.walk = nil
+			}
+			w.src = nil
+			return true
+		}
+	}
+	return false
+}
+
+// detachWalk hands the table's records to its walk before FlushDB drops
+// them: the walk goes on in the detached table, which nothing else
+// references. Caller holds the shard lock.
+func (t *keyTable) detachWalk() {
+	w := t.walk
+	if w == nil {
+		return
+	}
+	old := new(keyTable)
+	*old = *t
+	old.a.acct = &old.acct // the arena counts in its own table now
+	old.acct = memAcct{total: new(atomic.Int64)}
+	w.src = old
+	t.walk = nil
+}
+
+// movedWalk follows a table that SwapDB moved to another database.
+func (t *keyTable) movedWalk() {
+	if t.walk != nil {
+		t.walk.src = t
 	}
 }
 
@@ -119,12 +248,13 @@ func (sn *Snapshot) DBSize(db int) (keys, expires int) {
 	return sn.counts[db].Keys, sn.counts[db].Expires
 }
 
-// ClonedBytes returns the bytes of tables copied for the snapshot so far,
-// by writers and by the walker (INFO's rdb_last_cow_size at the end).
+// ClonedBytes returns the bytes of records copied for the snapshot so far,
+// by writers before they changed them and by the walker (INFO's
+// rdb_last_cow_size at the end).
 func (sn *Snapshot) ClonedBytes() int64 { return sn.cloned.Load() }
 
 // HeldBytes returns the bytes of copies the snapshot holds now (INFO's
-// current_cow_size).
+// current_cow_size): the side lists not yet walked and the walker's batch.
 func (sn *Snapshot) HeldBytes() int64 { return sn.held.Load() }
 
 // Each calls fn with every key of the snapshot: the keys of database 0,
@@ -139,169 +269,75 @@ func (sn *Snapshot) Each(fn func(db int, v *Value) error) error {
 		return ErrSnapshotWalked
 	}
 	var v Value
-	var err error
-	visit := func(t *keyTable, db int) func(r ref) bool {
-		return func(r ref) bool {
-			v.fill(t, t.a.at(r), sn.clock)
-			err = fn(db, &v)
-			return err == nil
-		}
-	}
+	var batchTotal atomic.Int64
 	for db := 0; db < sn.dbs; db++ {
 		for i := range sn.ks.shards {
-			if sn.closed.Load() {
-				return ErrSnapshotClosed
-			}
-			t, size := sn.take(i, db)
-			if t == nil {
+			w := sn.walks[i*sn.dbs+db]
+			if w == nil {
 				continue
 			}
-			t.keys.each(&t.a, visit(t, db))
-			sn.held.Add(-size)
-			if err != nil {
-				return err
+			for done := false; !done; {
+				if sn.closed.Load() {
+					return ErrSnapshotClosed
+				}
+				batch := &keyTable{}
+				batch.init(&batchTotal)
+				var side *keyTable
+				w.sh.mu.Lock()
+				done = w.step(batch, walkRecs)
+				if done {
+					side, w.side = w.side, nil
+				}
+				w.sh.mu.Unlock()
+				err := sn.emit(db, batch, &v, fn)
+				if side != nil && err == nil {
+					err = sn.emit(db, side, &v, fn)
+				}
+				if err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// take returns the image of table (shard i, db), copying the live table
-// when no writer has, and marks it walked; nil when it was empty.
-func (sn *Snapshot) take(i, db int) (*keyTable, int64) {
-	sh := &sn.ks.shards[i]
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	st := &sn.tabs[i*sn.dbs+db]
-	var t *keyTable
-	size := st.size
-	switch st.state {
-	case tabLive:
-		t, size = sh.dbs[db].snapCopy()
-		sn.cloned.Add(size)
-		sn.held.Add(size)
-	case tabCopied:
-		t = st.t
-	}
-	*st = snapTable{state: tabDone}
-	sh.refreshLive(db)
-	sh.pruneSnaps()
-	return t, size
+// emit calls fn with each record of t, a batch or side list no writer
+// sees any more, then drops it.
+func (sn *Snapshot) emit(db int, t *keyTable, v *Value, fn func(db int, v *Value) error) error {
+	var err error
+	t.keys.each(&t.a, func(r ref) bool {
+		v.fill(t, t.a.at(r), sn.clock)
+		err = fn(db, v)
+		return err == nil
+	})
+	*v = Value{}
+	sn.held.Add(-t.acct.used)
+	return err
 }
 
-// Close frees what the snapshot still holds. It is safe to call twice,
-// and after or instead of Each (not during it).
+// Close frees what the snapshot still holds, and marks saved the records
+// its walk had not reached, a bounded step per lock hold. It is safe to
+// call twice, and after or instead of Each (not during it).
 func (sn *Snapshot) Close() {
 	if !sn.closed.CompareAndSwap(false, true) {
 		return
 	}
-	for i := range sn.ks.shards {
-		sh := &sn.ks.shards[i]
-		sh.mu.Lock()
-		for db := range sh.dbs {
-			st := &sn.tabs[i*sn.dbs+db]
-			if st.state == tabCopied {
-				sn.held.Add(-st.size)
-			}
-			*st = snapTable{state: tabDone}
-			sh.refreshLive(db)
+	for _, w := range sn.walks {
+		if w == nil {
+			continue
 		}
-		sh.pruneSnaps()
-		sh.mu.Unlock()
-	}
-}
-
-// refreshLive recomputes whether a pending snapshot shows table db live.
-// Caller holds sh.mu.
-func (sh *shard) refreshLive(db int) {
-	live := false
-	for _, sn := range sh.snaps {
-		live = live || sn.tabs[sh.idx*sn.dbs+db].state == tabLive
-	}
-	sh.dbs[db].snapLive = live
-}
-
-// pruneSnaps removes from sh's pending list the snapshots that show none
-// of its tables live any more. Caller holds sh.mu.
-func (sh *shard) pruneSnaps() {
-	keep := sh.snaps[:0]
-	for _, sn := range sh.snaps {
-		for db := range sh.dbs {
-			if sn.tabs[sh.idx*sn.dbs+db].state == tabLive {
-				keep = append(keep, sn)
-				break
+		for done := false; !done; {
+			w.sh.mu.Lock()
+			done = w.step(nil, walkRecs)
+			var side *keyTable
+			if done {
+				side, w.side = w.side, nil
+			}
+			w.sh.mu.Unlock()
+			if side != nil {
+				sn.held.Add(-side.acct.used)
 			}
 		}
 	}
-	clear(sh.snaps[len(keep):])
-	sh.snaps = keep
-}
-
-// cow copies every table of sh that a pending snapshot shows live, before
-// the caller (which took lockShard) changes any, and leaves sh with no
-// pending snapshot. Caller holds sh.mu.
-func (sh *shard) cow() {
-	for db := range sh.dbs {
-		if sh.dbs[db].snapLive {
-			sh.cowTable(db)
-		}
-	}
-}
-
-// cowTable copies table db for every snapshot still showing it live,
-// before the caller changes it. Snapshots waiting for the same table share
-// its copy: none of them saw a change since it was taken. Caller holds
-// sh.mu.
-func (sh *shard) cowTable(db int) {
-	var c *keyTable
-	var size int64
-	for _, sn := range sh.snaps {
-		st := &sn.tabs[sh.idx*sn.dbs+db]
-		if st.state != tabLive {
-			continue
-		}
-		if c == nil {
-			c, size = sh.dbs[db].snapCopy()
-		}
-		*st = snapTable{t: c, size: size, state: tabCopied}
-		sn.cloned.Add(size)
-		sn.held.Add(size)
-	}
-	sh.dbs[db].snapLive = false
-	sh.pruneSnaps()
-}
-
-// snapCopy returns a read-only copy of the table as a snapshot needs it:
-// its arena's pages (up to the cut point of the page being cut), its key
-// dict and its hash-table values, and the bytes copied. All are
-// pointer-free slices, so the copy is a memcpy of each.
-func (t *keyTable) snapCopy() (*keyTable, int64) {
-	c := &keyTable{}
-	var n int64
-	c.a.pages = make([][]byte, len(t.a.pages))
-	for i, p := range t.a.pages {
-		if p == nil {
-			continue
-		}
-		if i == t.a.cur {
-			p = p[:t.a.bump]
-		}
-		c.a.pages[i] = slices.Clone(p)
-		n += int64(len(p))
-	}
-	c.keys, n = t.keys.snapCopy(n)
-	c.objs = make([]dict, len(t.objs))
-	for i := range t.objs {
-		c.objs[i], n = t.objs[i].snapCopy(n)
-	}
-	return c, n
-}
-
-// snapCopy returns a copy of d with its own bucket arrays, adding their
-// bytes to n.
-func (d *dict) snapCopy(n int64) (dict, int64) {
-	c := *d
-	c.tab[0] = slices.Clone(d.tab[0])
-	c.tab[1] = slices.Clone(d.tab[1])
-	return c, n + d.arrayBytes()
 }

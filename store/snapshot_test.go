@@ -299,9 +299,10 @@ func TestSnapshotRoundTripsEveryEncoding(t *testing.T) {
 	}
 }
 
-// TestSnapshotCopiesOnWrite: a write to a key copies its table once,
-// before the change, and no other table; the walk copies the rest one
-// table at a time and drops each copy.
+// TestSnapshotCopiesOnWrite: a write to a key copies that record once,
+// before the change, and nothing else; the walk copies the rest a batch at
+// a time and drops each batch; at the end no table has a walk and every
+// record's saved bit equals its table's parity again.
 func TestSnapshotCopiesOnWrite(t *testing.T) {
 	s := New(Options{Shards: 4})
 	for i := 0; i < 1000; i++ {
@@ -315,20 +316,24 @@ func TestSnapshotCopiesOnWrite(t *testing.T) {
 	if sn.ClonedBytes() != 0 {
 		t.Fatalf("cloned %d bytes before any write", sn.ClonedBytes())
 	}
-	s.Set(0, []byte("k1"), []byte("changed"), t0, SetOptions{})
+	s.Set(0, []byte("k1"), []byte("created"), t0, SetOptions{}) // k1 is in db 1
+	if sn.ClonedBytes() != 0 {
+		t.Fatalf("creating a key copied %d bytes", sn.ClonedBytes())
+	}
+	s.Set(0, []byte("k2"), []byte("changed"), t0, SetOptions{})
 	one := sn.ClonedBytes()
-	if one == 0 || sn.HeldBytes() != one {
-		t.Fatalf("after a write: cloned %d, held %d", one, sn.HeldBytes())
+	if one == 0 || sn.HeldBytes() != one || one > 128 {
+		t.Fatalf("after a write: cloned %d, held %d (one record)", one, sn.HeldBytes())
 	}
-	// only the written table: the shard's table of db 1 is still live
-	if i := s.shardIndex([]byte("k1")); sn.tabs[i*sn.dbs+1].state != tabLive || !s.shards[i].dbs[1].snapLive ||
-		len(s.shards[i].snaps) != 1 || sn.tabs[i*sn.dbs].state != tabCopied {
-		t.Fatal("a write to db 0 did not copy exactly its table")
-	}
-	s.Set(0, []byte("k1"), []byte("again"), t0, SetOptions{})
+	s.Set(0, []byte("k2"), []byte("again"), t0, SetOptions{})
 	if sn.ClonedBytes() != one {
-		t.Fatalf("a second write to the shard copied again: %d -> %d", one, sn.ClonedBytes())
+		t.Fatalf("a second write to the key copied again: %d -> %d", one, sn.ClonedBytes())
 	}
+	s.Set(0, []byte("k4"), []byte("other"), t0, SetOptions{})
+	if n := sn.ClonedBytes(); n <= one || n > 2*one+64 {
+		t.Fatalf("a write to another key copied %d bytes (one record: %d)", n-one, one)
+	}
+	s.Set(0, []byte("new"), []byte("key"), t0, SetOptions{})
 	s.Del(1, []byte("k3"), t0)
 	s.SwapDB(0, 1)
 	s.FlushDB(0)
@@ -340,9 +345,29 @@ func TestSnapshotCopiesOnWrite(t *testing.T) {
 	if sn.HeldBytes() != 0 {
 		t.Errorf("held %d bytes after the walk", sn.HeldBytes())
 	}
+	checkNoWalk(t, s)
+}
+
+// checkNoWalk fails unless no table has a pending walk and every record's
+// saved bit equals its table's parity (the invariant outside snapshots).
+func checkNoWalk(t *testing.T, s *Store) {
+	t.Helper()
 	for i := range s.shards {
-		if n := len(s.shards[i].snaps); n != 0 {
-			t.Errorf("shard %d still lists %d snapshots", i, n)
+		for db := range s.shards[i].dbs {
+			tb := &s.shards[i].dbs[db]
+			if tb.walk != nil {
+				t.Errorf("shard %d db %d still has a walk", i, db)
+			}
+			bad := 0
+			tb.keys.each(&tb.a, func(r ref) bool {
+				if tb.unsaved(r) {
+					bad++
+				}
+				return true
+			})
+			if bad != 0 {
+				t.Errorf("shard %d db %d: %d records unsaved", i, db, bad)
+			}
 		}
 	}
 }
@@ -461,11 +486,7 @@ func TestSnapshotCloseReleases(t *testing.T) {
 	if sn.HeldBytes() != 0 {
 		t.Errorf("held %d after Close", sn.HeldBytes())
 	}
-	for i := range s.shards {
-		if len(s.shards[i].snaps) != 0 {
-			t.Errorf("shard %d still waits", i)
-		}
-	}
+	checkNoWalk(t, s)
 	if err := sn.Each(func(int, *Value) error { return nil }); !errors.Is(err, ErrSnapshotClosed) {
 		t.Errorf("Each after Close = %v", err)
 	}
@@ -879,30 +900,24 @@ func TestZeroAllocWhileSnapshotPending(t *testing.T) {
 	}
 }
 
-// TestSnapshotWalkHoldsOneTable: with no writer, the walk holds one
-// table's copy at a time, and nothing once done.
-func TestSnapshotWalkHoldsOneTable(t *testing.T) {
+// TestSnapshotWalkHoldsOneBatch: with no writer, the walk holds one
+// batch of records at a time (walkBytes, plus the record that crossed
+// it), copies each record once, and holds nothing once done.
+func TestSnapshotWalkHoldsOneBatch(t *testing.T) {
 	s := New(Options{Shards: 4})
+	var total int64
 	for i := 0; i < 4000; i++ {
 		s.Set(i%3, []byte("key"+strconv.Itoa(i)), bytes.Repeat([]byte{'v'}, i%100), t0, SetOptions{})
 	}
-	v := s.Lock(nil, true)
-	var largest, total int64
-	for i := range v.shards {
-		for db := range v.shards[i].dbs {
-			if tb := &v.shards[i].dbs[db]; tb.keys.count > 0 {
-				_, n := tb.snapCopy()
-				largest, total = max(largest, n), total+n
-			}
-		}
-	}
-	v.Unlock()
+	total = s.UsedMemory()
 	sn := s.SnapshotAt(t0)
 	defer sn.Close()
 	var peak int64
-	sn.Each(func(int, *Value) error { peak = max(peak, sn.HeldBytes()); return nil })
-	if peak == 0 || peak > largest || sn.ClonedBytes() != total || sn.HeldBytes() != 0 {
-		t.Errorf("peak held %d (largest table %d), cloned %d (tables %d), held after %d",
-			peak, largest, sn.ClonedBytes(), total, sn.HeldBytes())
+	n := 0
+	sn.Each(func(int, *Value) error { peak = max(peak, sn.HeldBytes()); n++; return nil })
+	if n != 4000 || peak == 0 || peak > walkBytes+256 || sn.ClonedBytes() > total || sn.HeldBytes() != 0 {
+		t.Errorf("%d keys; peak held %d (batch %d), cloned %d (store %d), held after %d",
+			n, peak, walkBytes, sn.ClonedBytes(), total, sn.HeldBytes())
 	}
+	checkNoWalk(t, s)
 }
