@@ -110,58 +110,57 @@
 // # Point-in-time snapshots
 //
 // Go cannot fork, so a background save (BGSAVE, an AOF rewrite's base) gets
-// its point-in-time image by copy-on-write of whole tables, the store's
-// equivalent of fork's copy-on-write pages (snapshot.go).
+// its point-in-time image by copy-on-write of the entries a write touches
+// before the walk reaches them: the store's equivalent of fork's
+// copy-on-write pages, at the grain of one key (snapshot.go).
 //
-// Snapshot locks every shard at once, as Lock(nil, true) does, so that its
-// instant falls between two operations of every shard, multi-shard ones
-// included. It counts each database's keys and keys with a TTL (for
-// RESIZEDB) and adds itself to the pending list of every shard with a
-// non-empty table, then unlocks: O(shards × databases), nothing copied.
+// Every key record has a saved bit (bit 27 of its hash word, above the
+// Type) and every table a parity; outside a walk each record's bit equals
+// its table's parity. Snapshot locks every shard at once, as Lock(nil,
+// true) does, so that its instant falls between two operations of every
+// shard, multi-shard ones included. It counts each database's keys and keys
+// with a TTL (for RESIZEDB), and flips the parity of every non-empty table,
+// giving it a walk: now every record of it is unsaved, and a record created
+// afterwards gets the new parity (saved: not in the image). Then it
+// unlocks: O(shards × databases), nothing copied.
 //
-// From then on the first change to a live table copies it first. A write to
-// one key (acquire: SET, HSET, LPUSH ... and the load functions) tests its
-// table's snapLive flag after the mutex, one predictable branch on a field
-// read under the lock, nothing allocated, and cowTable copies that one
-// table. Every other operation that may change a table takes the shard with
-// lockShard (multi-key operations and Lock views, FlushDB, SwapDB), which
-// tests the shard's pending list the same way and copies every table of the
-// shard still live. A copy is given to each snapshot that shows the table
-// live (snapshots pending on the same table share it: nothing changed since
-// the older one was taken); a snapshot leaves a shard's pending list when
-// none of its tables there is live. A table is its arena's pages, its key
-// dict's bucket arrays and the bucket arrays of its hash-table and skiplist
-// values: all pointer-free slices, so a copy is a memcpy of each, the
-// records' refs stay valid in it, and the collector scans one pointer per
-// page of it.
-//
-// Reads copy nothing. Reads of one or several keys, KEYS, SCAN, DBSIZE,
-// INFO's Stats, View, and the background cycles take the shard with
-// lockShardRead, which skips the test. What they may still change is not
-// part of the image: the LRU clock of the keys they touch, and the bucket
-// arrays through incremental rehash steps, which move keys between buckets
-// without changing any key, value or TTL; RehashCycle's lazy freeing frees
-// values deleted before the instant. The one content change a read makes,
-// deleting a key whose TTL has passed (lazy expiry, and ActiveExpireCycle's
-// deletions), calls cowBefore first. So under a read-mostly load a save
-// copies little more than the walk itself needs.
+// Before a change to an unsaved record, the writer copies that record, and
+// for a hash table, skiplist or list the whole value (proportional to it,
+// as a page fault's copy is to the page), into the walk's side list, and
+// sets the bit. The hooks are the lookups of writes (acquire, and find
+// under locks held: one-key and multi-key writes, Lock views, the load
+// functions) and unlinkRec, which every deletion passes (lazy and active
+// expiry, eviction, DEL, RENAME's source). Without a walk that costs one
+// predictable branch on a field read under the lock; with one, a copy at
+// most once per key per snapshot, and nothing allocated once the side
+// list's chunk has room. Reads save nothing: what they change (the LRU
+// clock, rehash steps, lazy freeing of values deleted before) is not part
+// of the image. FlushDB hands the table to its walk before emptying it, in
+// constant time; SwapDB moves the walk with its table.
 //
 // Each walks database 0 of every shard, then database 1, and so on, as an
-// RDB file groups keys by SELECTDB. For each table it locks the shard,
-// takes the copy a writer made or, if the table is still live, copies that
-// one table itself, marks it walked, unlocks, then reads the copy with no
-// lock held, handing each key to the callback as a Value, and drops the
-// copy. So a loop waits at most for the copy of one table (a multi-key
-// write: one shard's tables), about 1 MB and a few hundred microseconds at
-// 1M keys over 64 shards (a table is the keyspace over the shards, so
-// Options.Shards up to 1024 makes each copy, and each wait, smaller: 0.23
-// MB at 2M keys over 1024), the walk never holds a lock while its caller
-// compresses or writes, and the extra memory is the tables written to
-// during the save and not walked yet, plus the one being walked: at most
-// the keyspace again, as with fork, and much less when writes are few or
-// the walk is ahead of them. ClonedBytes and HeldBytes report it (INFO's
-// rdb_last_cow_size and current_cow_size). Close drops what is left and
-// leaves every pending list.
+// RDB file groups keys by SELECTDB. In each table it advances a dict.scan
+// cursor under the shard lock for a bounded step (256 records, 64 KiB or
+// 1024 buckets), copying each unsaved record it meets into its batch and
+// setting the bit, then unlocks and hands the batch's keys to the callback
+// with no lock held; once the cursor is back at 0 it hands over the side
+// list. The scan's reverse-binary order returns every record present during
+// the whole walk even while the table grows or shrinks by incremental
+// rehash (as SCAN does), so rehashing goes on during a save; a record the
+// walk meets twice is saved already and skipped, and a record that left
+// the table meanwhile went to the side list first. So a loop waits at most
+// for the copy of the records it changes (and a walk step), the callback
+// may even write to the store, and the extra memory is the records written
+// during the save before the walk reached them, plus one batch:
+// proportional to the keys written, not to the tables. ClonedBytes and
+// HeldBytes report it (INFO's rdb_last_cow_size and current_cow_size).
+//
+// Close of a snapshot not walked to its end (an aborted save) marks the
+// rest of every table saved, in the same bounded steps, and drops the side
+// lists, so the invariant holds again. A table has one walk at a time: a
+// Snapshot taken while an earlier one still walks a table first copies the
+// earlier one's unsaved records of that table to its side list, one table
+// per lock hold (Redis likewise runs one child at a time).
 //
 // A Value is the walk's (or View's) read-only view of one key: its name,
 // type, encoding, TTL and idle time; a string's bytes and a compact value's

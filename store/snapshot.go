@@ -37,8 +37,51 @@ type tableWalk struct {
 	db     int
 	src    *keyTable // the live table, or the detached one FlushDB left; nil when done
 	cursor uint64    // the walk's dict.scan cursor in src.keys
-	side   *keyTable // nil until a writer saves a record
+	side   recBuf    // the records writers saved
+}
+
+// recBuf holds copies of key records: a string or compact value as the
+// record's bytes, in chunks, and a value with records of its own (a hash
+// table, skiplist or list) copied whole into a private table.
+type recBuf struct {
+	chunks [][]byte
+	recs   [][]byte  // the records, each in a chunk
+	big    *keyTable // nil until a value needs it
 	total  atomic.Int64
+	bytes  int64 // of recs and big
+}
+
+// recChunk is the largest size of a recBuf chunk.
+const recChunk = 64 << 10
+
+// flatRec reports whether key record b is whole in its bytes.
+func flatRec(b []byte) bool {
+	e := recEnc(b)
+	return recType(b) != TypeList && e != EncHashtable && e != EncSkiplist
+}
+
+// reset empties rb for reuse, keeping its first chunk.
+func (rb *recBuf) reset() {
+	if len(rb.chunks) > 0 {
+		rb.chunks = append(rb.chunks[:0], rb.chunks[0][:0])
+	}
+	clear(rb.recs)
+	rb.recs = rb.recs[:0]
+	rb.big = nil
+	rb.bytes = 0
+}
+
+// each calls fn with each record of rb, and the table its value's records
+// live in, until fn returns false.
+func (rb *recBuf) each(fn func(t *keyTable, b []byte) bool) {
+	for _, b := range rb.recs {
+		if !fn(nil, b) {
+			return
+		}
+	}
+	if t := rb.big; t != nil {
+		t.keys.each(&t.a, func(r ref) bool { return fn(t, t.a.at(r)) })
+	}
 }
 
 // Errors of Snapshot.Each.
@@ -52,8 +95,8 @@ var (
 // pending snapshot has the record already or does not want it.
 const recSaved = 0x08
 
-func recParity(b []byte) byte         { return b[recHash+3] & recSaved }
-func setRecParity(b []byte, p byte)   { b[recHash+3] = b[recHash+3]&^recSaved | p }
+func recParity(b []byte) byte          { return b[recHash+3] & recSaved }
+func setRecParity(b []byte, p byte)    { b[recHash+3] = b[recHash+3]&^recSaved | p }
 func (t *keyTable) unsaved(r ref) bool { return recParity(t.a.at(r)) != t.parity }
 
 // Snapshot returns a point-in-time image of the keyspace, whose Value.Idle
@@ -143,27 +186,47 @@ func (w *tableWalk) save(t *keyTable, r ref) {
 		return
 	}
 	setRecParity(t.a.at(r), t.parity)
-	if w.sn.closed.Load() {
-		return
+	if !w.sn.closed.Load() {
+		w.copyRec(&w.side, t, r)
 	}
-	if w.side == nil {
-		w.side = &keyTable{}
-		w.side.init(&w.total)
-	}
-	w.copyRec(w.side, t, r)
 }
 
-// copyRec copies record r of t and its value into dst (a side list or a
+// copyRec copies record r of t and its value into dst (the side list or a
 // walker's batch), with its TTL and LRU clock.
-func (w *tableWalk) copyRec(dst, t *keyTable, r ref) {
-	before := dst.acct.used
+func (w *tableWalk) copyRec(dst *recBuf, t *keyTable, r ref) {
 	b := t.a.at(r)
-	key := recKeyOf(b)
-	src := kv{s: w.sn.st, sh: w.sh, t: t, r: r, db: w.db}
-	k := kv{s: w.sn.st, sh: w.sh, t: dst, h: t.keys.hashOf(b), slot: KeySlot(key), db: w.db, replaced: true}
-	k.copyFrom(key, &src)
-	setRecLRU(dst.a.at(k.r), recLRU(t.a.at(r)))
-	n := dst.acct.used - before
+	var n int64
+	if flatRec(b) {
+		b = b[:keyHdr+recKlenOf(b)+recVlenOf(b)]
+		i := len(dst.chunks) - 1
+		if i < 0 || cap(dst.chunks[i])-len(dst.chunks[i]) < len(b) {
+			// chunks double from 512 bytes: a side list of one record
+			// costs little
+			size := 512
+			if i >= 0 {
+				size = min(recChunk, 2*cap(dst.chunks[i]))
+			}
+			dst.chunks = append(dst.chunks, make([]byte, 0, max(size, len(b))))
+			i++
+		}
+		c := append(dst.chunks[i], b...)
+		dst.chunks[i] = c
+		dst.recs = append(dst.recs, c[len(c)-len(b):len(c):len(c)])
+		n = int64(len(b))
+	} else {
+		if dst.big == nil {
+			dst.big = &keyTable{}
+			dst.big.init(&dst.total)
+		}
+		before := dst.big.acct.used
+		key := recKeyOf(b)
+		src := kv{s: w.sn.st, sh: w.sh, t: t, r: r, db: w.db}
+		k := kv{s: w.sn.st, sh: w.sh, t: dst.big, h: t.keys.hashOf(b), slot: KeySlot(key), db: w.db, replaced: true}
+		k.copyFrom(key, &src)
+		setRecLRU(dst.big.a.at(k.r), recLRU(t.a.at(r)))
+		n = dst.big.acct.used - before
+	}
+	dst.bytes += n
 	w.sn.cloned.Add(n)
 	w.sn.held.Add(n)
 }
@@ -181,23 +244,19 @@ const (
 // snapshot, or closed) and reports whether the walk is done, then
 // detached from its table. Records a finishing walk saves for an open
 // snapshot go to its side list. Caller holds the shard lock.
-func (w *tableWalk) step(dst *keyTable, n int) bool {
+func (w *tableWalk) step(dst *recBuf, n int) bool {
 	t := w.src
 	if t == nil {
 		return true
 	}
 	finish := n == math.MaxInt
-	if dst == nil && !w.sn.closed.Load() {
-		if w.side == nil {
-			w.side = &keyTable{}
-			w.side.init(&w.total)
-		}
-		dst = w.side
+	if dst == nil {
+		dst = &w.side
 	}
-	if dst == nil || w.sn.closed.Load() {
+	if w.sn.closed.Load() {
 		dst = nil
 	}
-	for buckets := 0; finish || (n > 0 && buckets < walkBuckets && (dst == nil || dst.acct.used < walkBytes)); buckets++ {
+	for buckets := 0; finish || (n > 0 && buckets < walkBuckets && (dst == nil || dst.bytes < walkBytes)); buckets++ {
 		w.cursor = t.keys.scan(&t.a, w.cursor, func(r ref) {
 			if !t.unsaved(r) {
 				return
@@ -269,7 +328,7 @@ func (sn *Snapshot) Each(fn func(db int, v *Value) error) error {
 		return ErrSnapshotWalked
 	}
 	var v Value
-	var batchTotal atomic.Int64
+	var batch recBuf
 	for db := 0; db < sn.dbs; db++ {
 		for i := range sn.ks.shards {
 			w := sn.walks[i*sn.dbs+db]
@@ -280,18 +339,18 @@ func (sn *Snapshot) Each(fn func(db int, v *Value) error) error {
 				if sn.closed.Load() {
 					return ErrSnapshotClosed
 				}
-				batch := &keyTable{}
-				batch.init(&batchTotal)
-				var side *keyTable
+				batch.reset()
+				var side *recBuf
 				w.sh.mu.Lock()
-				done = w.step(batch, walkRecs)
+				done = w.step(&batch, walkRecs)
 				if done {
-					side, w.side = w.side, nil
+					side = &w.side // no writer adds to it any more
 				}
 				w.sh.mu.Unlock()
-				err := sn.emit(db, batch, &v, fn)
+				err := sn.emit(db, &batch, &v, fn)
 				if side != nil && err == nil {
 					err = sn.emit(db, side, &v, fn)
+					side.drop(sn)
 				}
 				if err != nil {
 					return err
@@ -302,18 +361,25 @@ func (sn *Snapshot) Each(fn func(db int, v *Value) error) error {
 	return nil
 }
 
-// emit calls fn with each record of t, a batch or side list no writer
-// sees any more, then drops it.
-func (sn *Snapshot) emit(db int, t *keyTable, v *Value, fn func(db int, v *Value) error) error {
+// emit calls fn with each record of rb, a batch or side list no writer
+// sees any more, and then no longer counts it as held.
+func (sn *Snapshot) emit(db int, rb *recBuf, v *Value, fn func(db int, v *Value) error) error {
 	var err error
-	t.keys.each(&t.a, func(r ref) bool {
-		v.fill(t, t.a.at(r), sn.clock)
+	rb.each(func(t *keyTable, b []byte) bool {
+		v.fill(t, b, sn.clock)
 		err = fn(db, v)
 		return err == nil
 	})
 	*v = Value{}
-	sn.held.Add(-t.acct.used)
+	sn.held.Add(-rb.bytes)
+	rb.bytes = 0
 	return err
+}
+
+// drop frees a side list.
+func (rb *recBuf) drop(sn *Snapshot) {
+	sn.held.Add(-rb.bytes)
+	*rb = recBuf{}
 }
 
 // Close frees what the snapshot still holds, and marks saved the records
@@ -330,14 +396,10 @@ func (sn *Snapshot) Close() {
 		for done := false; !done; {
 			w.sh.mu.Lock()
 			done = w.step(nil, walkRecs)
-			var side *keyTable
 			if done {
-				side, w.side = w.side, nil
+				w.side.drop(sn)
 			}
 			w.sh.mu.Unlock()
-			if side != nil {
-				sn.held.Add(-side.acct.used)
-			}
 		}
 	}
 }
