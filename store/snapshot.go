@@ -47,8 +47,7 @@ type recBuf struct {
 	chunks [][]byte
 	recs   [][]byte  // the records, each in a chunk
 	big    *keyTable // nil until a value needs it
-	total  atomic.Int64
-	bytes  int64 // of recs and big
+	bytes  int64     // of recs and big
 }
 
 // recChunk is the largest size of a recBuf chunk.
@@ -216,7 +215,7 @@ func (w *tableWalk) copyRec(dst *recBuf, t *keyTable, r ref) {
 	} else {
 		if dst.big == nil {
 			dst.big = &keyTable{}
-			dst.big.init(&dst.total)
+			dst.big.init(new(atomic.Int64))
 		}
 		before := dst.big.acct.used
 		key := recKeyOf(b)
@@ -237,6 +236,7 @@ const (
 	walkRecs    = 256
 	walkBytes   = 64 << 10
 	walkBuckets = 4 * walkRecs
+	walkWindow  = 8 // tables a walk steps through in turn
 )
 
 // step walks on through w.src, saving up to n unsaved records into dst
@@ -328,34 +328,54 @@ func (sn *Snapshot) Each(fn func(db int, v *Value) error) error {
 		return ErrSnapshotWalked
 	}
 	var v Value
-	var batch recBuf
+	// the batch's first chunk holds a whole step of small records, and
+	// reset keeps it: the walk allocates nothing per step for them
+	batch := recBuf{chunks: [][]byte{make([]byte, 0, walkBytes+recChunk)}}
+	var side recBuf // what writers saved, taken from a walk at each step
+	var active []*tableWalk
 	for db := 0; db < sn.dbs; db++ {
+		active = active[:0]
 		for i := range sn.ks.shards {
-			w := sn.walks[i*sn.dbs+db]
-			if w == nil {
-				continue
+			if w := sn.walks[i*sn.dbs+db]; w != nil {
+				active = append(active, w)
 			}
-			for done := false; !done; {
+		}
+		// one step in each of walkWindow tables in turn: the walk never
+		// takes again the lock it just released (sync.Mutex would let it
+		// barge in before the woken writer waiting for it, for up to 1 ms),
+		// and stays within a few tables' memory
+		for len(active) > 0 {
+			keep := active[:0]
+			for j, w := range active {
+				if j >= walkWindow {
+					keep = append(keep, active[j:]...)
+					break
+				}
 				if sn.closed.Load() {
 					return ErrSnapshotClosed
 				}
 				batch.reset()
-				var side *recBuf
 				w.sh.mu.Lock()
-				done = w.step(&batch, walkRecs)
+				done := w.step(&batch, walkRecs)
+				side, w.side = w.side, side
 				if done {
-					side = &w.side // no writer adds to it any more
+					w.side = recBuf{}
 				}
 				w.sh.mu.Unlock()
 				err := sn.emit(db, &batch, &v, fn)
-				if side != nil && err == nil {
-					err = sn.emit(db, side, &v, fn)
-					side.drop(sn)
+				if err == nil {
+					err = sn.emit(db, &side, &v, fn)
 				}
+				sn.held.Add(-side.bytes) // not emitted, after an error
+				side.reset()
 				if err != nil {
 					return err
 				}
+				if !done {
+					keep = append(keep, w)
+				}
 			}
+			active = keep
 		}
 	}
 	return nil
@@ -376,12 +396,6 @@ func (sn *Snapshot) emit(db int, rb *recBuf, v *Value, fn func(db int, v *Value)
 	return err
 }
 
-// drop frees a side list.
-func (rb *recBuf) drop(sn *Snapshot) {
-	sn.held.Add(-rb.bytes)
-	*rb = recBuf{}
-}
-
 // Close frees what the snapshot still holds, and marks saved the records
 // its walk had not reached, a bounded step per lock hold. It is safe to
 // call twice, and after or instead of Each (not during it).
@@ -397,7 +411,8 @@ func (sn *Snapshot) Close() {
 			w.sh.mu.Lock()
 			done = w.step(nil, walkRecs)
 			if done {
-				w.side.drop(sn)
+				sn.held.Add(-w.side.bytes)
+				w.side = recBuf{}
 			}
 			w.sh.mu.Unlock()
 		}
