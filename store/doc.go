@@ -142,9 +142,11 @@
 // RDB file groups keys by SELECTDB. In each table it advances a dict.scan
 // cursor under the shard lock for a bounded step (256 records, 64 KiB or
 // 1024 buckets), copying each unsaved record it meets into its batch and
-// setting the bit, then unlocks and hands the batch's keys to the callback
-// with no lock held; once the cursor is back at 0 it hands over the side
-// list. The scan's reverse-binary order returns every record present during
+// setting the bit, then unlocks and hands the batch's keys, and those
+// writers saved since its last step, to the callback with no lock held.
+// It steps through 8 tables of the database in turn, so that it never
+// takes again at once the lock it just released: sync.Mutex would let it
+// barge in ahead of the writer woken for that lock, up to 1 ms. The scan's reverse-binary order returns every record present during
 // the whole walk even while the table grows or shrinks by incremental
 // rehash (as SCAN does), so rehashing goes on during a save; a record the
 // walk meets twice is saved already and skipped, and a record that left
