@@ -44,6 +44,9 @@ type dict struct {
 	rehash int    // next bucket of tab[0] to move; -1 when not rehashing
 	hmask  uint32 // bits of the hash word that are hash
 	hdr    int    // offset of the key in a record
+	// frozen: a snapshot walks the bucket arrays in order, so no rehash
+	// step moves records between them (snapshot.go)
+	frozen bool
 }
 
 const (
@@ -54,6 +57,9 @@ const (
 func newDict(hdr int, hmask uint32) dict { return dict{rehash: -1, hdr: hdr, hmask: hmask} }
 
 func (d *dict) rehashing() bool { return d.rehash >= 0 }
+
+// stepping reports whether rehash steps have buckets to move.
+func (d *dict) stepping() bool { return d.rehash >= 0 && !d.frozen }
 
 func (d *dict) hashOf(b []byte) uint32 { return le.Uint32(b[recHash:]) & d.hmask }
 
@@ -172,6 +178,9 @@ func (d *dict) resize(a *arena, n int) {
 // step moves up to n non-empty buckets of tab[0] into tab[1], visiting at
 // most 10n empty ones, and finishes the rehash when tab[0] is empty.
 func (d *dict) step(a *arena, n int) {
+	if d.frozen {
+		return
+	}
 	empty := n * 10
 	old, nt := d.tab[0], d.tab[1]
 	mask := uint32(len(nt) - 1)

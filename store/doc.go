@@ -134,28 +134,30 @@
 // predictable branch on a field read under the lock; with one, a copy at
 // most once per key per snapshot, and nothing allocated once the side
 // list's chunk has room. Reads save nothing: what they change (the LRU
-// clock, rehash steps, lazy freeing of values deleted before) is not part
-// of the image. FlushDB hands the table to its walk before emptying it, in
+// clock, lazy freeing of values deleted before) is not part of the image. FlushDB hands the table to its walk before emptying it, in
 // constant time; SwapDB moves the walk with its table.
 //
 // Each walks database 0 of every shard, then database 1, and so on, as an
-// RDB file groups keys by SELECTDB. In each table it advances a dict.scan
-// cursor under the shard lock for a bounded step (256 records, 64 KiB or
-// 1024 buckets), copying each unsaved record it meets into its batch and
-// setting the bit, then unlocks and hands the batch's keys, and those
-// writers saved since its last step, to the callback with no lock held.
-// It steps through 8 tables of the database in turn, so that it never
-// takes again at once the lock it just released: sync.Mutex would let it
-// barge in ahead of the writer woken for that lock, up to 1 ms. The scan's reverse-binary order returns every record present during
-// the whole walk even while the table grows or shrinks by incremental
-// rehash (as SCAN does), so rehashing goes on during a save; a record the
-// walk meets twice is saved already and skipped, and a record that left
-// the table meanwhile went to the side list first. So a loop waits at most
-// for the copy of the records it changes (and a walk step), the callback
-// may even write to the store, and the extra memory is the records written
-// during the save before the walk reached them, plus one batch:
-// proportional to the keys written, not to the tables. ClonedBytes and
-// HeldBytes report it (INFO's rdb_last_cow_size and current_cow_size).
+// RDB file groups keys by SELECTDB. In each table it walks the key dict's
+// bucket arrays in order (tab[0], then tab[1]) under the shard lock for a
+// bounded step (256 records, 64 KiB or 1024 buckets), copying each unsaved
+// record it meets into its batch and setting the bit, then unlocks and
+// hands the batch's keys, and those writers saved since its last step, to
+// the callback with no lock held. It steps through 8 tables of the
+// database in turn, so that it never takes again at once the lock it just
+// released: sync.Mutex would let it barge in ahead of the writer woken for
+// that lock, for up to 1 ms. While a table is walked its dict is frozen:
+// no rehash step moves records between its arrays (a rehash under way, or
+// one a write starts, waits for the walk's end, as Redis avoids resizing
+// while a child saves; lookups see both arrays meanwhile). So a record
+// stays in its bucket until the walk passes it or a write saves it first
+// (a record met twice is saved already and skipped), and the walk of a
+// table is one pass over its buckets in memory order. A loop waits at most
+// for the copy of the records it changes, or for one walk step; the
+// callback may even write to the store; and the extra memory is the
+// records written during the save before the walk reached them, plus one
+// batch: proportional to the keys written, not to the tables. ClonedBytes
+// and HeldBytes report it (INFO's rdb_last_cow_size and current_cow_size).
 //
 // Close of a snapshot not walked to its end (an aborted save) marks the
 // rest of every table saved, in the same bounded steps, and drops the side

@@ -520,7 +520,7 @@ func (s *Store) RehashCycle(budget time.Duration) {
 		for more := true; more; {
 			// one lock hold does a bounded slice of work (rehashHold), so
 			// that the cycle never holds a shard for its whole budget
-			s.lockShard(sh) // a walk's cursor survives rehash steps (dict.scan)
+			s.lockShard(sh) // a table a snapshot walks takes no rehash step (dict.frozen)
 			more = sh.rehashSome(time.Now().Add(rehashHold))
 			s.unlockShard(sh)
 			if time.Since(start) > budget {
@@ -538,14 +538,14 @@ const rehashHold = 200 * time.Microsecond
 func (sh *shard) rehashSome(until time.Time) bool {
 	for db := range sh.dbs {
 		t := &sh.dbs[db]
-		for len(t.trash) > 0 || t.keys.rehashing() {
+		for len(t.trash) > 0 || t.keys.stepping() {
 			if len(t.trash) > 0 {
 				t.sweepTrash(256)
 			} else {
 				t.keys.step(&t.a, 100)
 			}
 			if time.Now().After(until) {
-				return len(t.trash) > 0 || t.keys.rehashing() || db+1 < len(sh.dbs)
+				return len(t.trash) > 0 || t.keys.stepping() || db+1 < len(sh.dbs)
 			}
 		}
 	}

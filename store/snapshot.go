@@ -141,6 +141,7 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 			}
 			// every record of t now differs from its parity: unsaved
 			t.parity ^= recSaved
+			t.keys.frozen = true
 			w := &tableWalk{sn: sn, sh: sh, db: db, src: t}
 			t.walk = w
 			sn.walks[i*sn.dbs+db] = w
@@ -257,23 +258,35 @@ func (w *tableWalk) step(dst *recBuf, n int) bool {
 		dst = nil
 	}
 	for buckets := 0; finish || (n > 0 && buckets < walkBuckets && (dst == nil || dst.bytes < walkBytes)); buckets++ {
-		w.cursor = t.keys.scan(&t.a, w.cursor, func(r ref) {
-			if !t.unsaved(r) {
-				return
-			}
-			if dst != nil {
-				w.copyRec(dst, t, r)
-			}
-			setRecParity(t.a.at(r), t.parity)
-			n--
-		})
-		if w.cursor == 0 {
+		// the position runs over tab[0], then tab[1]: while the walk lasts
+		// no rehash step moves a record between buckets (dict.frozen), and
+		// the records of arrays a dict emptied and replaced are all new
+		d := &t.keys
+		tb, i := d.tab[0], int(w.cursor)
+		if i >= len(tb) {
+			tb, i = d.tab[1], i-len(tb)
+		}
+		if i >= len(tb) {
+			d.frozen = false
 			if t.walk == w {
 				t.walk = nil
 			}
 			w.src = nil
 			return true
 		}
+		for r := tb[i]; r != noRef; {
+			b := t.a.at(r)
+			next := recNextOf(b)
+			if recParity(b) != t.parity {
+				if dst != nil {
+					w.copyRec(dst, t, r)
+				}
+				setRecParity(t.a.at(r), t.parity)
+				n--
+			}
+			r = next
+		}
+		w.cursor++
 	}
 	return false
 }
