@@ -134,8 +134,11 @@
 // predictable branch on a field read under the lock; with one, a copy at
 // most once per key per snapshot, and nothing allocated once the side
 // list's chunk has room. Reads save nothing: what they change (the LRU
-// clock, lazy freeing of values deleted before) is not part of the image. FlushDB hands the table to its walk before emptying it, in
-// constant time; SwapDB moves the walk with its table.
+// clock, lazy freeing of values deleted before) is not part of the image.
+// FlushDB first copies the table's unsaved records to its walk's side list
+// (the one whole-table copy left, for a rare command), so that the table's
+// memory and huge-page slots go at once; SwapDB moves the walk with its
+// table, in constant time.
 //
 // Each walks database 0 of every shard, then database 1, and so on, as an
 // RDB file groups keys by SELECTDB. In each table it walks the key dict's

@@ -479,7 +479,7 @@ func (s *Store) FlushAll() {
 // flush empties one table. Caller holds sh.mu.
 func (sh *shard) flush(db int) {
 	t := &sh.dbs[db]
-	t.detachWalk()
+	t.finishWalk()
 	total := t.acct.total
 	total.Add(-t.acct.used)
 	t.a.drop()

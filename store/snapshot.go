@@ -35,8 +35,8 @@ type tableWalk struct {
 	sn     *Snapshot
 	sh     *shard
 	db     int
-	src    *keyTable // the live table, or the detached one FlushDB left; nil when done
-	cursor uint64    // the walk's dict.scan cursor in src.keys
+	src    *keyTable // the table walked (SwapDB moves it); nil when done
+	cursor uint64    // the walk's position in src.keys's bucket arrays
 	side   recBuf    // the records writers saved
 }
 
@@ -260,7 +260,7 @@ func (w *tableWalk) step(dst *recBuf, n int) bool {
 	for buckets := 0; finish || (n > 0 && buckets < walkBuckets && (dst == nil || dst.bytes < walkBytes)); buckets++ {
 		// the position runs over tab[0], then tab[1]: while the walk lasts
 		// no rehash step moves a record between buckets (dict.frozen), and
-		// the records of arrays a dict emptied and replaced are all new
+		// the records of arrays an emptied dict replaced are all new
 		d := &t.keys
 		tb, i := d.tab[0], int(w.cursor)
 		if i >= len(tb) {
@@ -291,20 +291,14 @@ func (w *tableWalk) step(dst *recBuf, n int) bool {
 	return false
 }
 
-// detachWalk hands the table's records to its walk before FlushDB drops
-// them: the walk goes on in the detached table, which nothing else
-// references. Caller holds the shard lock.
-func (t *keyTable) detachWalk() {
-	w := t.walk
-	if w == nil {
-		return
+// finishWalk copies to its walk's side list the records of the table its
+// walk has not saved yet, before FlushDB drops them with the table's
+// memory (and huge-page slots) at once: a copy of the rest of the table,
+// for a rare command. Caller holds the shard lock.
+func (t *keyTable) finishWalk() {
+	if t.walk != nil {
+		t.walk.step(nil, math.MaxInt)
 	}
-	old := new(keyTable)
-	*old = *t
-	old.a.acct = &old.acct // the arena counts in its own table now
-	old.acct = memAcct{total: new(atomic.Int64)}
-	w.src = old
-	t.walk = nil
 }
 
 // movedWalk follows a table that SwapDB moved to another database.
