@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ func configPairs(t *testing.T, raw []byte) []string {
 		h, _ := r.ReadString('\n')
 		size, _ := strconv.Atoi(strings.TrimSpace(h[1:]))
 		b := make([]byte, size+2)
-		if _, err := r.Read(b); err != nil && size > 0 {
+		if _, err := io.ReadFull(r, b); err != nil {
 			t.Fatal(err)
 		}
 		items = append(items, string(b[:size]))
@@ -233,6 +234,23 @@ func TestSettingsMatchRedis(t *testing.T) {
 				ref.do(t, reset)
 				ours.do(t, reset)
 			}
+		}
+	}
+}
+
+// TestEveryRedisSettingHasARow checks that loopkv has a row (or an alias)
+// for each setting redis-server 7.0 lists, so that any redis.conf of
+// Redis 7.0 loads (settings_accepted.go holds those loopkv ignores).
+func TestEveryRedisSettingHasARow(t *testing.T) {
+	ref := startDiffRedis(t)
+	pairs := configPairs(t, ref.do(t, []string{"CONFIG", "GET", "*"}))
+	if len(pairs) < 100 {
+		t.Fatalf("CONFIG GET * lists %d settings", len(pairs))
+	}
+	for _, kv := range pairs {
+		name, _, _ := strings.Cut(kv, "=")
+		if p := findConfigSetting([]byte(name)); p == nil {
+			t.Errorf("%s: redis-server 7.0 has it, loopkv has no row", name)
 		}
 	}
 }
@@ -410,8 +428,25 @@ func rewriteIgnored(line string) bool {
 // applies the same CONFIG SETs and compares the rewritten files: the
 // lines of the old file in order, and the appended block as a set (Redis
 // appends in its dictionary's order).
+// acceptedRewriteCase is a rewrite case for the accepted rows: a file
+// setting some by their old names and immutable ones, then CONFIG SET of
+// a good value of each mutable one (but TLS ones, which the reference
+// refuses without TLS).
+func acceptedRewriteCase() rewriteCase {
+	tc := rewriteCase{name: "accepted settings",
+		file: "slave-read-only no\nlua-time-limit 100\nunixsocketperm 700\nshutdown-on-sigterm now save\nmaxmemory-clients 10%\n"}
+	for i := range acceptedSettings {
+		p := &acceptedSettings[i]
+		if v := goodValue(p); v != "" && !p.immutable() && settingsBuildDiffers[p.Name] == "" && !strings.HasPrefix(p.Name, "tls-") {
+			tc.sets = append(tc.sets, []string{p.Name, v})
+		}
+	}
+	tc.sets = append(tc.sets, []string{"oom-score-adj-values", "0 100 900"}, []string{"masterauth", "a b"})
+	return tc
+}
+
 func TestConfigRewriteMatchesRedis(t *testing.T) {
-	for _, tc := range rewriteCases {
+	for _, tc := range append(rewriteCases, acceptedRewriteCase()) {
 		dir := t.TempDir()
 		refFile, ourFile := filepath.Join(dir, "redis.conf"), filepath.Join(dir, "loopkv.conf")
 		for _, f := range []string{refFile, ourFile} {
