@@ -116,7 +116,7 @@ func (c *aofConfig) load(s *Server, o AOFOptions) error {
 	default:
 		return errors.New("server: appendonly: argument must be 'yes' or 'no': " + strconv.Quote(o.AppendOnly))
 	}
-	for _, kv := range [...]struct{ name, v, def string }{
+	if err := s.applyStartValues([]startValue{
 		{"appendfsync", o.AppendFsync, "everysec"},
 		{"auto-aof-rewrite-percentage", o.AutoAOFRewritePercentage, "100"},
 		{"auto-aof-rewrite-min-size", o.AutoAOFRewriteMinSize, "64mb"},
@@ -124,14 +124,8 @@ func (c *aofConfig) load(s *Server, o AOFOptions) error {
 		{"aof-use-rdb-preamble", o.AOFUseRDBPreamble, "yes"},
 		{"aof-timestamp-enabled", o.AOFTimestampEnabled, "no"},
 		{"aof-rewrite-incremental-fsync", o.AOFRewriteIncrementalSync, "yes"},
-	} {
-		v := kv.v
-		if v == "" {
-			v = kv.def
-		}
-		if msg := findConfigParam([]byte(kv.name)).setValue(s, v); msg != "" {
-			return errors.New("server: " + kv.name + ": " + msg + ": " + strconv.Quote(v))
-		}
+	}); err != nil {
+		return err
 	}
 	return nil
 }
@@ -665,7 +659,11 @@ func (s *Server) infoAOF(b []byte) []byte {
 	} else {
 		in = aof.Info{LastWriteOK: true, LastRewriteOK: true, LastRewriteTimeSec: -1, CurrentRewriteTimeSec: -1}
 	}
-	on := l != nil && !s.aofTempLog()
+	temp, starting := s.aofOpening()
+	on := l != nil && !temp
+	if starting { // appendonly yes waits for the loops: Redis's AOF_WAIT_REWRITE, its child already running
+		on, in.RewriteInProgress, in.CurrentRewriteTimeSec = true, true, 0
+	}
 	b = infoInt(b, "aof_enabled", b2i(on))
 	b = infoInt(b, "aof_rewrite_in_progress", b2i(in.RewriteInProgress))
 	b = infoInt(b, "aof_rewrite_scheduled", b2i(s.aof.scheduled.Load()))
@@ -689,10 +687,12 @@ func (s *Server) infoAOF(b []byte) []byte {
 	return infoInt(b, "aof_delayed_fsync", in.DelayedFsync)
 }
 
-func (s *Server) aofTempLog() bool {
+// aofOpening reports whether the open log is BGREWRITEAOF's temporary one
+// (appendonly no), and whether appendonly yes is still opening its log.
+func (s *Server) aofOpening() (temp, starting bool) {
 	s.aof.mu.Lock()
 	defer s.aof.mu.Unlock()
-	return s.aof.tempLog
+	return s.aof.tempLog, s.aof.starting
 }
 
 func okErr(ok bool) string {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"github.com/loopkv/loopkv/config"
 	"math"
 	"strconv"
@@ -29,20 +28,14 @@ const (
 // load applies o's observability settings through CONFIG SET's parsers;
 // the error names the first setting refused.
 func (c *obsConfig) load(s *Server, o Options) error {
-	for _, kv := range [...]struct{ name, v, def string }{
+	if err := s.applyStartValues([]startValue{
 		{"slowlog-log-slower-than", o.SlowlogLogSlowerThan, defaultSlowerThan},
 		{"slowlog-max-len", o.SlowlogMaxLen, defaultSlowlogLen},
 		{"latency-monitor-threshold", o.LatencyMonitorThreshold, "0"},
 		{"latency-tracking", o.LatencyTracking, defaultTracking},
 		{"latency-tracking-info-percentiles", o.LatencyTrackingInfoPercentiles, defaultPercentiles},
-	} {
-		v := kv.v
-		if v == "" {
-			v = kv.def
-		}
-		if msg := findConfigParam([]byte(kv.name)).setValue(s, v); msg != "" {
-			return errors.New("server: " + kv.name + ": " + msg + ": " + strconv.Quote(v))
-		}
+	}); err != nil {
+		return err
 	}
 	return nil
 }

@@ -490,21 +490,15 @@ func (c *persistConfig) load(s *Server, o PersistOptions) error {
 	if dir == "" {
 		dir = "."
 	}
-	for _, kv := range [...]struct{ name, v, def string }{
+	if err := s.applyStartValues([]startValue{
 		{"save", o.Save, ""},
 		{"dir", dir, "."},
 		{"dbfilename", o.DBFilename, defaultDBFilename},
 		{"rdbcompression", o.RDBCompression, "yes"},
 		{"stop-writes-on-bgsave-error", o.StopWritesOnBgsaveError, "yes"},
 		{"rdb-del-sync-files", o.RDBDelSyncFiles, "no"},
-	} {
-		v := kv.v
-		if v == "" {
-			v = kv.def
-		}
-		if msg := findConfigParam([]byte(kv.name)).setValue(s, v); msg != "" {
-			return errors.New("server: " + kv.name + ": " + msg + ": " + strconv.Quote(v))
-		}
+	}); err != nil {
+		return err
 	}
 	switch strings.ToLower(o.RDBChecksum) {
 	case "", "yes":

@@ -369,3 +369,23 @@ func fixed(st config.Setting) configParam {
 func toOption(field func(o *Options) *string) func(o *Options, v config.Value) string {
 	return func(o *Options, v config.Value) string { *field(o) = v.S; return "" }
 }
+
+// startValue is one setting's start-up value as Options holds it, and
+// the value meant when that is "" (the row's default, or the embedded
+// server's where it differs: no save points).
+type startValue struct{ name, v, def string }
+
+// applyStartValues applies start-up values through CONFIG SET's parsers;
+// the error names the first setting refused.
+func (s *Server) applyStartValues(vals []startValue) error {
+	for _, kv := range vals {
+		v := kv.v
+		if v == "" {
+			v = kv.def
+		}
+		if msg := findConfigParam([]byte(kv.name)).setValue(s, v); msg != "" {
+			return errors.New("server: " + kv.name + ": " + msg + ": " + strconv.Quote(v))
+		}
+	}
+	return nil
+}
