@@ -2,12 +2,15 @@ package rdb
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopkv/loopkv/internal/fsx"
@@ -219,7 +222,7 @@ func (e *encoder) auxField(k, v string, override map[string]string) {
 // fsynced; a failure leaves the previous file untouched.
 func WriteFile(path string, sn *store.Snapshot, o Options) (Stats, error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "temp-*.rdb")
+	f, err := createTemp(dir)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -243,6 +246,22 @@ func WriteFile(path string, sn *store.Snapshot, o Options) (Stats, error) {
 		return st, err
 	}
 	return st, fsx.SyncDir(dir)
+}
+
+// tempSeq numbers this process's temporary RDB files.
+var tempSeq atomic.Uint64
+
+// createTemp creates a new temporary file in dir with mode 0666 less the
+// umask, as Redis's fopen of temp-PID.rdb does (os.CreateTemp's 0600 would
+// leave a dump.rdb only its owner can read, unlike redis-server's).
+func createTemp(dir string) (*os.File, error) {
+	for {
+		name := filepath.Join(dir, "temp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(tempSeq.Add(1), 10)+".rdb")
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }
 
 // yieldingWriter calls runtime.Gosched after each write (Options.Yield).

@@ -152,3 +152,28 @@ func TestWriteFileKeepsTheOldFileOnFailure(t *testing.T) {
 		t.Fatalf("aux %v, %v", st.Aux, err)
 	}
 }
+
+// TestWriteFileModeIsRedis's: dump.rdb gets 0666 less the umask, as
+// redis-server's fopen gives it, so others can read it as they read Redis's.
+func TestWriteFileModeIsRedis(t *testing.T) {
+	s := store.New(store.Options{})
+	fillStore(t, s)
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	f, err := os.OpenFile(ref, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	sn := s.Snapshot()
+	defer sn.Close()
+	path := filepath.Join(dir, "dump.rdb")
+	if _, err := WriteFile(path, sn, Options{Checksum: true}); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(ref)
+	got, err := os.Stat(path)
+	if err != nil || got.Mode().Perm() != want.Mode().Perm() {
+		t.Fatalf("dump.rdb mode %v, a 0666 file gets %v (%v)", got.Mode().Perm(), want.Mode().Perm(), err)
+	}
+}
