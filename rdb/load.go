@@ -20,6 +20,9 @@ type LoadOptions struct {
 	// replaced; otherwise it is an error, as Redis refuses a file with a
 	// duplicated key.
 	Replace bool
+	// NoChecksum skips the check of the CRC64 trailer, as Redis skips it
+	// under rdbchecksum no.
+	NoChecksum bool
 }
 
 // Stats describe a Write or a Load.
@@ -166,7 +169,7 @@ func (l *loader) trailer() error {
 	if err != nil {
 		return err
 	}
-	if got := binary.LittleEndian.Uint64(p); got != 0 && got != want {
+	if got := binary.LittleEndian.Uint64(p); got != 0 && got != want && !l.o.NoChecksum {
 		return errAt(at, "checksum "+strconv.FormatUint(got, 16)+" does not match the data's "+strconv.FormatUint(want, 16))
 	}
 	return nil

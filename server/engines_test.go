@@ -27,6 +27,7 @@ var engineSuite = []struct {
 	fn   func(*testing.T)
 }{
 	{"PipelineOfDepth10000OnOneConnection", TestPipelineOfDepth10000OnOneConnection},
+	{"RDBChecksumNoSkipsTheCheckOnLoad", TestRDBChecksumNoSkipsTheCheckOnLoad},
 	{"CommandSentOneByteAtATime", TestCommandSentOneByteAtATime},
 	{"BadInputGetsRedisProtocolErrorAndClose", TestBadInputGetsRedisProtocolErrorAndClose},
 	{"BinaryGarbageAndHalfCommandsLeaveServerUnharmed", TestBinaryGarbageAndHalfCommandsLeaveServerUnharmed},

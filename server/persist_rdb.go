@@ -43,7 +43,7 @@ func (j saveJob) write(p *persistState, path string, compress, checksum bool) er
 // loadRDBFile loads the RDB file at path into the store: the keys loaded
 // and the keys skipped as expired, or an error naming path and the offset.
 func (s *Server) loadRDBFile(path string) (keys, expired int64, err error) {
-	st, err := rdb.LoadFile(path, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli()})
+	st, err := rdb.LoadFile(path, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli(), NoChecksum: !s.cfg.persist.checksum.Load()})
 	if err != nil {
 		var re *rdb.Error
 		if errors.As(err, &re) {
