@@ -353,14 +353,19 @@ func (s *Server) applyConfig() error {
 }
 
 // fixed is an immutable setting loopkv accepts and reports but does not
-// use (pidfile, supervised).
+// use (pidfile, supervised); CONFIG GET shows the value in its canonical
+// form (unixsocketperm 0700 as 700, an enum in lower case), as Redis does.
 func fixed(st config.Setting) configParam {
 	st.Flags |= config.Immutable
 	return configParam{Setting: st, get: func(s *Server) string {
-		if v, ok := s.opts.Config[st.Name]; ok {
-			return v
+		v, ok := s.opts.Config[st.Name]
+		if !ok {
+			return st.Default
 		}
-		return st.Default
+		if val, msg := st.Parse(v); msg == "" && st.Flags&config.Multi == 0 {
+			return val.S
+		}
+		return v
 	}}
 }
 

@@ -434,7 +434,7 @@ func rewriteIgnored(line string) bool {
 // refuses without TLS).
 func acceptedRewriteCase() rewriteCase {
 	tc := rewriteCase{name: "accepted settings",
-		file: "slave-read-only no\nlua-time-limit 100\nunixsocketperm 700\nshutdown-on-sigterm now save\nmaxmemory-clients 10%\n"}
+		file: "slave-read-only no\nlua-time-limit 100\nunixsocketperm 0700\nenable-debug-command LOCAL\nsupervised SYSTEMD\nshutdown-on-sigterm now save\nmaxmemory-clients 10%\n"}
 	for i := range acceptedSettings {
 		p := &acceptedSettings[i]
 		if v := goodValue(p); v != "" && !p.immutable() && settingsBuildDiffers[p.Name] == "" && !strings.HasPrefix(p.Name, "tls-") {
