@@ -536,6 +536,7 @@ func (s *Server) rewriteAOF() error {
 		return err
 	}
 	s.aof.sn = sn
+	s.aof.scheduled.Store(false) // as Redis: a rewrite that starts serves any scheduled one
 	s.log.Info("Background append only file rewriting started")
 	return nil
 }

@@ -19,6 +19,7 @@ func init() {
 		{"AOFRestartKeepsWrites", TestAOFRestartKeepsWrites},
 		{"AOFConfigAndRewrite", TestAOFConfigAndRewrite},
 		{"AOFConfigInsideExec", TestAOFConfigInsideExec},
+		{"ScheduledRewriteRunsOnce", TestScheduledRewriteRunsOnce},
 		{"AOFAlwaysRepliesAfterTheWrite", TestAOFAlwaysRepliesAfterTheWrite},
 		{"AOFAlwaysAcrossReopen", TestAOFAlwaysAcrossReopen},
 	}...)
@@ -284,5 +285,35 @@ func TestAOFAlwaysAcrossReopen(t *testing.T) {
 	_, rc2 := aofServer(t, dir, "always")
 	if r := rc2.do("DBSIZE"); r != ":800\r\n" {
 		t.Fatalf("DBSIZE after restart: %q", r)
+	}
+}
+
+// TestScheduledRewriteRunsOnce: a BGREWRITEAOF scheduled behind a BGSAVE,
+// then asked for again as the save ends, rewrites once: whichever starts
+// the rewrite clears the schedule, as Redis's rewriteAppendOnlyFileBackground.
+func TestScheduledRewriteRunsOnce(t *testing.T) {
+	hold, entered := make(chan struct{}), make(chan struct{}, 4)
+	saveStartHook = func() { entered <- struct{}{}; <-hold }
+	defer func() { saveStartHook = nil }()
+	_, rc := aofServer(t, t.TempDir(), "everysec")
+	rc.do("SET", "k", "v")
+	if r := rc.do("BGSAVE"); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	<-entered
+	if r := rc.do("BGREWRITEAOF"); r != "+Background append only file rewriting scheduled\r\n" {
+		t.Fatalf("BGREWRITEAOF during BGSAVE: %q", r)
+	}
+	close(hold)
+	waitBgsave(t, rc)
+	rc.do("BGREWRITEAOF") // started, or already in progress if the ticker came first
+	waitRewrite(t, rc)
+	time.Sleep(350 * time.Millisecond) // three ticks: a schedule left set would start a second rewrite
+	waitRewrite(t, rc)
+	info := rc.do("INFO", "persistence")
+	for _, f := range []string{"aof_rewrite_scheduled:0", "aof_rewrites:1"} {
+		if got := infoField(info, strings.Split(f, ":")[0]+":"); got != f {
+			t.Errorf("%s, want %s", got, f)
+		}
 	}
 }
