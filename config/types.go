@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/loopkv/loopkv/resp"
 )
 
 // Value is a parsed setting: S is its canonical text (CONFIG GET's form:
@@ -229,31 +231,4 @@ func FormatMemory(n int64) string {
 
 // Quote writes s in double quotes, escaping what redis.conf's parser
 // reads back (as Redis's sdscatrepr does).
-func Quote(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if c < 0x20 || c >= 0x7f {
-				const hex = "0123456789abcdef"
-				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-			} else {
-				b = append(b, c)
-			}
-		}
-	}
-	return string(append(b, '"'))
-}
+func Quote(s string) string { return string(resp.AppendRepr(make([]byte, 0, len(s)+2), s)) }
