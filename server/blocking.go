@@ -586,10 +586,7 @@ var blockingCommands = []command{
 				{Name: "timeout", Type: argDouble},
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
-				{Name: "where", Type: argOneOf, Args: []cmdArg{
-					{Name: "min", Type: argPureToken, Token: "MIN"},
-					{Name: "max", Type: argPureToken, Token: "MAX"},
-				}},
+				{Name: "where", Type: argOneOf, Args: argsMinMax},
 				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
 			}},
 		Fn: cmdBZMPop},
@@ -620,14 +617,8 @@ var blockingCommands = []command{
 			Args: []cmdArg{
 				{Name: "source", Type: argKey, KeySpec: 0},
 				{Name: "destination", Type: argKey, KeySpec: 1},
-				{Name: "wherefrom", Type: argOneOf, Args: []cmdArg{
-					{Name: "left", Type: argPureToken, Token: "LEFT"},
-					{Name: "right", Type: argPureToken, Token: "RIGHT"},
-				}},
-				{Name: "whereto", Type: argOneOf, Args: []cmdArg{
-					{Name: "left", Type: argPureToken, Token: "LEFT"},
-					{Name: "right", Type: argPureToken, Token: "RIGHT"},
-				}},
+				{Name: "wherefrom", Type: argOneOf, Args: argsLeftRight},
+				{Name: "whereto", Type: argOneOf, Args: argsLeftRight},
 				{Name: "timeout", Type: argDouble},
 			}},
 		Fn: cmdBLMove},
@@ -653,10 +644,7 @@ var blockingCommands = []command{
 				{Name: "timeout", Type: argDouble},
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
-				{Name: "where", Type: argOneOf, Args: []cmdArg{
-					{Name: "left", Type: argPureToken, Token: "LEFT"},
-					{Name: "right", Type: argPureToken, Token: "RIGHT"},
-				}},
+				{Name: "where", Type: argOneOf, Args: argsLeftRight},
 				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
 			}},
 		Fn: cmdBLMPop},

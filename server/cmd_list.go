@@ -350,6 +350,12 @@ func mpopArgs(c *cmdCtx, numkeysIdx int) (keys [][]byte, e store.ListEnd, count 
 	return c.args[numkeysIdx+1 : whereIdx], e, count, true
 }
 
+// argsLeftRight are the choices of LMOVE's, BLMOVE's and LMPOP's ends.
+var argsLeftRight = []cmdArg{
+	{Name: "left", Type: argPureToken, Token: "LEFT"},
+	{Name: "right", Type: argPureToken, Token: "RIGHT"},
+}
+
 var listCommands = []command{
 	{Name: "lpush", Arity: -3, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catList,
 		Keys: []keySpec{{Flags: keyRW | keyInsert, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
@@ -501,14 +507,8 @@ var listCommands = []command{
 			Args: []cmdArg{
 				{Name: "source", Type: argKey, KeySpec: 0},
 				{Name: "destination", Type: argKey, KeySpec: 1},
-				{Name: "wherefrom", Type: argOneOf, Args: []cmdArg{
-					{Name: "left", Type: argPureToken, Token: "LEFT"},
-					{Name: "right", Type: argPureToken, Token: "RIGHT"},
-				}},
-				{Name: "whereto", Type: argOneOf, Args: []cmdArg{
-					{Name: "left", Type: argPureToken, Token: "LEFT"},
-					{Name: "right", Type: argPureToken, Token: "RIGHT"},
-				}},
+				{Name: "wherefrom", Type: argOneOf, Args: argsLeftRight},
+				{Name: "whereto", Type: argOneOf, Args: argsLeftRight},
 			}},
 		Fn: cmdLMove},
 	{Name: "rpoplpush", Arity: 3, Flags: flagWrite | flagDenyOOM, ACL: catList,
@@ -530,10 +530,7 @@ var listCommands = []command{
 			Args: []cmdArg{
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
-				{Name: "where", Type: argOneOf, Args: []cmdArg{
-					{Name: "left", Type: argPureToken, Token: "LEFT"},
-					{Name: "right", Type: argPureToken, Token: "RIGHT"},
-				}},
+				{Name: "where", Type: argOneOf, Args: argsLeftRight},
 				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
 			}},
 		Fn: cmdLMPop},

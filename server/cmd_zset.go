@@ -607,6 +607,19 @@ func cmdZRandMember(c *cmdCtx) {
 	})
 }
 
+// argsMinMax are the choices of ZMPOP's and BZMPOP's ends.
+var argsMinMax = []cmdArg{
+	{Name: "min", Type: argPureToken, Token: "MIN"},
+	{Name: "max", Type: argPureToken, Token: "MAX"},
+}
+
+// argAggregate is the AGGREGATE option of ZUNION, ZINTER and their STORE forms.
+var argAggregate = cmdArg{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
+	{Name: "sum", Type: argPureToken, Token: "SUM"},
+	{Name: "min", Type: argPureToken, Token: "MIN"},
+	{Name: "max", Type: argPureToken, Token: "MAX"},
+}}
+
 var zsetCommands = []command{
 	{Name: "zadd", Arity: -4, Flags: flagWrite | flagDenyOOM | flagFast, ACL: catSortedset,
 		Keys: []keySpec{{Flags: keyRW | keyUpdate, BS: bsIndex(1), FK: fkRange(0, 1, 0)}},
@@ -897,10 +910,7 @@ var zsetCommands = []command{
 			Args: []cmdArg{
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
-				{Name: "where", Type: argOneOf, Args: []cmdArg{
-					{Name: "min", Type: argPureToken, Token: "MIN"},
-					{Name: "max", Type: argPureToken, Token: "MAX"},
-				}},
+				{Name: "where", Type: argOneOf, Args: argsMinMax},
 				{Name: "count", Type: argInteger, Token: "COUNT", Flags: argOptional},
 			}},
 		Fn: cmdZMPop},
@@ -925,11 +935,7 @@ var zsetCommands = []command{
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
 				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
-				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
-					{Name: "sum", Type: argPureToken, Token: "SUM"},
-					{Name: "min", Type: argPureToken, Token: "MIN"},
-					{Name: "max", Type: argPureToken, Token: "MAX"},
-				}},
+				argAggregate,
 				{Name: "withscores", Type: argPureToken, Token: "WITHSCORES", Flags: argOptional},
 			}},
 		Fn: cmdZUnion},
@@ -941,11 +947,7 @@ var zsetCommands = []command{
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 0, Flags: argMultiple},
 				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
-				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
-					{Name: "sum", Type: argPureToken, Token: "SUM"},
-					{Name: "min", Type: argPureToken, Token: "MIN"},
-					{Name: "max", Type: argPureToken, Token: "MAX"},
-				}},
+				argAggregate,
 				{Name: "withscores", Type: argPureToken, Token: "WITHSCORES", Flags: argOptional},
 			}},
 		Fn: cmdZInter},
@@ -968,11 +970,7 @@ var zsetCommands = []command{
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
 				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
-				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
-					{Name: "sum", Type: argPureToken, Token: "SUM"},
-					{Name: "min", Type: argPureToken, Token: "MIN"},
-					{Name: "max", Type: argPureToken, Token: "MAX"},
-				}},
+				argAggregate,
 			}},
 		Fn: cmdZUnionStore},
 	{Name: "zinterstore", Arity: -4, Flags: flagWrite | flagDenyOOM, ACL: catSortedset,
@@ -984,11 +982,7 @@ var zsetCommands = []command{
 				{Name: "numkeys", Type: argInteger},
 				{Name: "key", Type: argKey, KeySpec: 1, Flags: argMultiple},
 				{Name: "weight", Type: argInteger, Token: "WEIGHTS", Flags: argOptional | argMultiple},
-				{Name: "aggregate", Type: argOneOf, Token: "AGGREGATE", Flags: argOptional, Args: []cmdArg{
-					{Name: "sum", Type: argPureToken, Token: "SUM"},
-					{Name: "min", Type: argPureToken, Token: "MIN"},
-					{Name: "max", Type: argPureToken, Token: "MAX"},
-				}},
+				argAggregate,
 			}},
 		Fn: cmdZInterStore},
 	{Name: "zdiffstore", Arity: -4, Flags: flagWrite | flagDenyOOM, ACL: catSortedset,
