@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/loopkv/loopkv/store"
 )
 
 // Transactions (Redis multi.c). MULTI starts queueing: every command but
@@ -41,7 +43,8 @@ type multiState struct {
 	argv    [][]byte // EXEC: the arguments as slices of arena
 	keys    [][]byte // EXEC: the keys to lock
 	written []writtenKey
-	aborted bool // a command failed while queueing: EXEC answers EXECABORT
+	view    store.LockedView // EXEC's locked view of the store, reused
+	aborted bool             // a command failed while queueing: EXEC answers EXECABORT
 }
 
 // queuedCmd is one queued command: its row and its arguments' spans.
@@ -363,7 +366,7 @@ func cmdExec(c *cmdCtx) {
 	defer m.release()
 	m.materialize()
 	keys, all := m.lockSet()
-	view := c.store.Lock(keys, all) // journaled: lazy expiry inside EXEC is recorded (notify.go)
+	view := c.store.LockInto(&m.view, keys, all) // journaled: lazy expiry inside EXEC is recorded (notify.go)
 	if s.watchBroken(cl, c.now) {
 		view.Unlock()
 		s.unwatchAll(cl)

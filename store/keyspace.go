@@ -168,24 +168,43 @@ func (s *Store) unlockShard(sh *shard) {
 // operations on keys whose shards it holds (all, for an operation that
 // walks the keyspace: FLUSHDB, SWAPDB, KEYS, SCAN, RANDOMKEY, DBSIZE).
 func (s *Store) Lock(keys [][]byte, all bool) *Store {
-	v := &Store{keyspace: s.keyspace, held: new(shardSet), j: s.j}
+	return s.LockInto(new(LockedView), keys, all)
+}
+
+// LockedView is the memory of a Lock view, for a caller that runs one
+// transaction at a time and keeps it between them, so that locking
+// allocates nothing: LockInto fills it, Unlock empties it again.
+type LockedView struct {
+	v    Store
+	held shardSet
+}
+
+// LockInto is Lock with the view in lv, which must not be in use (locked
+// and not yet unlocked). The view it returns is &lv's, valid until Unlock.
+func (s *Store) LockInto(lv *LockedView, keys [][]byte, all bool) *Store {
+	if lv.v.held != nil {
+		panic("store: LockInto of a view still locked")
+	}
+	lv.held = shardSet{}
+	lv.v = Store{keyspace: s.keyspace, held: &lv.held, j: s.j}
+	held := &lv.held
 	if all {
 		for i := range s.shards {
-			v.held.add(i)
+			held.add(i)
 		}
 	} else {
 		for _, k := range keys {
-			v.held.add(s.shardIndex(k))
+			held.add(s.shardIndex(k))
 		}
 	}
-	for w, word := range v.held {
+	for w, word := range held {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &^= 1 << b
 			s.shards[w*64+b].mu.Lock()
 		}
 	}
-	return v
+	return &lv.v
 }
 
 // Unlock releases a Lock view's shards; the view must not be used after.
@@ -199,6 +218,7 @@ func (v *Store) Unlock() {
 			v.shards[w*64+b].mu.Unlock()
 		}
 	}
+	*held = shardSet{}
 }
 
 // kv is the keyed-operation primitive: one key of one database, found

@@ -377,8 +377,13 @@ func TestLockViewIsAtomic(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var lv LockedView // every other transaction reuses it, as EXEC does
 		for i := 1; i <= 300; i++ {
 			v := s.Lock([][]byte{a, b}, false)
+			if i%2 == 0 {
+				v.Unlock()
+				v = s.LockInto(&lv, [][]byte{b, a}, false)
+			}
 			v.Set(0, a, []byte(fmt.Sprint(i)), t0, SetOptions{})
 			v.IncrBy(0, b, t0, 1)
 			v.MSet(0, [][]byte{a, []byte(fmt.Sprint(i)), b, []byte(fmt.Sprint(i))}, t0) // locks a and b again: held
@@ -407,5 +412,49 @@ func TestLockViewIsAtomic(t *testing.T) {
 		if x != y {
 			t.Fatalf("saw half a transaction: a=%s b=%s", x, y)
 		}
+	}
+}
+
+// A LockedView reused by LockInto holds exactly the shards of its latest
+// Lock: Unlock forgets the ones before, and locking allocates nothing.
+func TestLockIntoReuse(t *testing.T) {
+	s := New(Options{})
+	a, b := []byte("a"), []byte("zzz") // different shards
+	ia, ib := s.shardIndex(a), s.shardIndex(b)
+	var lv LockedView
+	v := s.LockInto(&lv, [][]byte{a, b}, false)
+	v.Set(0, b, []byte("1"), t0, SetOptions{})
+	if s.shards[ib].mu.TryLock() {
+		t.Fatal("b's shard is not locked by the view holding it")
+	}
+	v.Unlock()
+	v = s.LockInto(&lv, [][]byte{a}, false)
+	if !s.shards[ib].mu.TryLock() {
+		t.Fatal("b's shard is still locked after the view that held it was unlocked and relocked for a alone")
+	}
+	s.shards[ib].mu.Unlock()
+	if s.shards[ia].mu.TryLock() {
+		t.Fatal("a's shard is not locked")
+	}
+	v.Set(0, a, []byte("2"), t0, SetOptions{})
+	v.Unlock()
+	v = s.LockInto(&lv, nil, true)
+	if n := v.DBSize(0); n != 2 {
+		t.Fatalf("DBSize on an all-shard view = %d", n)
+	}
+	v.Unlock()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("LockInto of a view still locked did not panic")
+			}
+		}()
+		s.LockInto(&lv, [][]byte{a}, false)
+		s.LockInto(&lv, [][]byte{a}, false)
+	}()
+	lv.v.Unlock()
+	keys := [][]byte{a, b}
+	if n := testing.AllocsPerRun(100, func() { s.LockInto(&lv, keys, false).Unlock() }); n != 0 {
+		t.Fatalf("LockInto and Unlock: %v allocs, want 0", n)
 	}
 }
