@@ -2,19 +2,53 @@ package main
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"time"
 )
 
-// threadBudget is the OS threads the daemon needs with loops event loops:
-// one per loop, blocked in epoll_wait or kevent; one per P
-// (GOMAXPROCS) to run everything else (TLS workers, timers, the
-// collector); and four the runtime keeps once os/signal is in use:
-// sysmon, the signal receiver, the thread that holds the signal mask and
-// the template thread that starts new threads. With two CPUs it is
-// loops + 6.
-func threadBudget(loops int) int { return loops + runtime.GOMAXPROCS(0) + 4 }
+// procsForLoops returns the GOMAXPROCS the daemon runs with loops event
+// loops when the runtime's is cur, and whether that raises it: at least
+// one P per loop. A loop's goroutine sits in epoll_wait (kevent) as a blocking
+// system call, which leaves its P in the syscall state; with fewer Ps than
+// loops, a loop woken meanwhile finds no P and waits in the run queue
+// until sysmon retakes the sleeping loop's P, 20 µs to 10 ms later (up to
+// 20 ms once sysmon idles): two loops pinned to one CPU delivered a
+// cross-loop BLPOP reply 15–20 ms late (benchmarks/README.md, issue 13).
+// With a P per loop, a loop returning from its wait takes its own P back
+// and only the kernel schedules. GOMAXPROCS set in the environment
+// (a positive number, as the runtime reads it) is the user's and stays.
+func procsForLoops(loops, cur int) (int, bool) {
+	if n, err := strconv.Atoi(os.Getenv("GOMAXPROCS")); err == nil && n > 0 {
+		return cur, false
+	}
+	if loops <= cur {
+		return cur, false
+	}
+	return loops, true
+}
+
+// threadBudget is the OS threads the daemon needs with loops event loops
+// and procs Ps (GOMAXPROCS, at least loops: procsForLoops). It counts
+// what the runtime can hold at once, and nothing that grows with
+// connections, which never own a thread:
+//   - loops threads blocked in epoll_wait or kevent, one per loop;
+//   - procs threads running Go code, one per P: the loops when they run,
+//     and while the loops wait (their Ps retaken) the TLS workers, timers,
+//     the collector's mark workers on idle Ps, the thread trimmer;
+//   - four the runtime keeps once os/signal is in use: sysmon, which
+//     runs without a P; the template thread that starts new threads for
+//     locked goroutines; the signal receiver, blocked in the runtime's
+//     sleep without a P; and the locked thread that keeps a signal mask
+//     (ensureSigM).
+//
+// Threads in other blocking system calls (a file write, an fsync) come
+// back once the call returns; the trimmer then retires the spare. With
+// two CPUs and at most two loops it is loops + 6; with more loops than
+// CPUs each loop has a P, so it is 2·loops + 4.
+func threadBudget(loops, procs int) int { return loops + procs + 4 }
 
 // threadCount is the number of OS threads the Go runtime has made and not
 // yet retired.

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,8 +38,14 @@ func TestMain(m *testing.M) {
 // it is killed at the end of the test.
 func startDaemon(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
+	return startDaemonEnv(t, nil, args...)
+}
+
+// startDaemonEnv is startDaemon with env added to the child's environment.
+func startDaemonEnv(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), daemonEnv+"="+strings.Join(args, " "))
+	cmd.Env = append(append(os.Environ(), env...), daemonEnv+"="+strings.Join(args, " "))
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -97,11 +107,105 @@ func handshakeStorm(t *testing.T, addr string, n int) {
 	}
 }
 
-// TestThreadsStayWithinLoopsPlusSix runs the daemon with 1, 2 and 4 loops
-// and counts its OS threads at rest and after 2,000 full
-// TLS handshakes (250 under the race detector): at most threadBudget,
-// which is loops + 6 with two CPUs (plus the race detector's thread).
-func TestThreadsStayWithinLoopsPlusSix(t *testing.T) {
+// startProcs is the test binary's GOMAXPROCS before the testing package
+// applies -cpu: the daemon it starts as a child begins with the same.
+var startProcs = runtime.GOMAXPROCS(0)
+
+// holdConns opens n plaintext connections to addr, half of them blocked in
+// BLPOP on keys of their own and half idle after a PING, plus tlsN TLS
+// connections idle after a PING, and waits until the daemon counts the
+// blocked half (INFO blocked_clients). They close at the end of the test.
+func holdConns(t *testing.T, addr, tlsAddr string, n, tlsN int) {
+	t.Helper()
+	for i := range n {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if i%2 == 0 {
+			fmt.Fprintf(c, "BLPOP held:%d 0\r\n", i)
+			continue
+		}
+		if !pingOn(c) {
+			t.Fatalf("held connection %d: no PONG", i)
+		}
+	}
+	for i := range tlsN {
+		c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", tlsAddr, &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if !pingOn(c) {
+			t.Fatalf("held TLS connection %d: no PONG", i)
+		}
+	}
+	want := fmt.Sprintf("blocked_clients:%d\r\n", (n+1)/2)
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprint(c, "INFO clients\r\n")
+		info, err := readBulk(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("INFO clients never showed %q: %q", want, info)
+		}
+	}
+}
+
+// pingOn sends an inline PING on c and reports whether +PONG came back.
+func pingOn(c net.Conn) bool {
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	if _, err := fmt.Fprint(c, "PING\r\n"); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && line == "+PONG\r\n"
+}
+
+// readBulk reads one RESP bulk string from r.
+func readBulk(r *bufio.Reader) (string, error) {
+	head, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
+	if err != nil || n < 0 {
+		return "", fmt.Errorf("not a bulk string: %q", head)
+	}
+	b := make([]byte, n+2)
+	_, err = io.ReadFull(r, b)
+	return string(b[:n]), err
+}
+
+// heldConns are the connections TestThreadsStayWithinBudget holds open
+// (half of them blocked in BLPOP), and heldTLS the TLS ones: many more
+// than the budget's threads, so a thread per connection cannot pass.
+const (
+	heldConns = 200
+	heldTLS   = 32
+)
+
+// TestThreadsStayWithinBudget runs the daemon with 1, 2 and 4 loops and
+// counts its OS threads at rest, after 2,000 full TLS handshakes (250
+// under the race detector) and while heldConns connections (half blocked
+// in BLPOP) and heldTLS TLS ones stay open: at most threadBudget, which
+// is loops + 6 with two CPUs and up to two loops, 2·loops + 4 with more
+// loops than CPUs (a P per loop: procsForLoops), plus the race
+// detector's thread. The budget has no term for connections.
+func TestThreadsStayWithinBudget(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts /proc/PID/task")
 	}
@@ -110,14 +214,18 @@ func TestThreadsStayWithinLoopsPlusSix(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, loops := range []int{1, 2, 4} {
-		budget := threadBudget(loops) + raceThreads
-		if runtime.GOMAXPROCS(0) <= 2 && budget > loops+6+raceThreads {
-			t.Fatalf("budget %d above loops + 6", budget)
+		procs, _ := procsForLoops(loops, startProcs)
+		budget := threadBudget(loops, procs) + raceThreads
+		if budget > loops+max(loops, startProcs)+4+raceThreads {
+			t.Fatalf("%d loops: budget %d above loops + max(loops, GOMAXPROCS %d) + 4", loops, budget, startProcs)
+		}
+		if budget >= heldConns/2 {
+			t.Fatalf("budget %d would not tell a thread per connection from none", budget)
 		}
 		port, tlsPort := freePort(t), freePort(t)
 		d := startDaemon(t, "--port", fmt.Sprint(port), "--tls-port", fmt.Sprint(tlsPort), "--dev-tls-dir", dev,
 			"--loops", fmt.Sprint(loops), "--loglevel", "warning")
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		addr, tlsAddr := fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", tlsPort)
 		for deadline := time.Now().Add(10 * time.Second); !answersPing(addr); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%d loops: daemon did not serve", loops)
@@ -126,16 +234,70 @@ func TestThreadsStayWithinLoopsPlusSix(t *testing.T) {
 		t0 := time.Now()
 		rest := settle(t, d.Process.Pid, budget)
 		t1 := time.Now()
-		handshakeStorm(t, fmt.Sprintf("127.0.0.1:%d", tlsPort), stormHandshakes)
+		handshakeStorm(t, tlsAddr, stormHandshakes)
 		t2 := time.Now()
 		after := settle(t, d.Process.Pid, budget)
-		t.Logf("%d loops: %d threads at rest (settled in %v), %d after %d handshakes (%v, settled in %v); budget %d",
+		t3 := time.Now()
+		holdConns(t, addr, tlsAddr, heldConns, heldTLS)
+		held := settle(t, d.Process.Pid, budget)
+		t.Logf("%d loops: %d threads at rest (settled in %v), %d after %d handshakes (%v, settled in %v), "+
+			"%d with %d connections held (settled in %v); budget %d",
 			loops, rest, t1.Sub(t0).Round(time.Millisecond), after, stormHandshakes, t2.Sub(t1).Round(time.Millisecond),
-			time.Since(t2).Round(time.Millisecond), budget)
-		if rest > budget || after > budget {
-			t.Errorf("%d loops: %d threads at rest, %d after the handshakes; want at most %d",
-				loops, rest, after, budget)
+			t3.Sub(t2).Round(time.Millisecond), held, heldConns+heldTLS, time.Since(t3).Round(time.Millisecond), budget)
+		if rest > budget || after > budget || held > budget {
+			t.Errorf("%d loops: %d threads at rest, %d after the handshakes, %d with connections held; want at most %d",
+				loops, rest, after, held, budget)
 		}
 		_ = d.Process.Kill()
 	}
+}
+
+// TestLoopsAboveGOMAXPROCSRaiseIt runs the daemon with two loops more than
+// its GOMAXPROCS and reads the runtime's setting from its metrics
+// endpoint (go_sched_gomaxprocs_threads): raised to the loop count, and
+// left alone when the environment sets GOMAXPROCS.
+func TestLoopsAboveGOMAXPROCSRaiseIt(t *testing.T) {
+	loops := startProcs + 2
+	for _, tc := range []struct {
+		env  []string
+		want int
+	}{
+		{nil, loops},
+		{[]string{"GOMAXPROCS=1"}, 1},
+	} {
+		if _, set := os.LookupEnv("GOMAXPROCS"); set && tc.env == nil {
+			t.Logf("GOMAXPROCS is set in the test's environment: the raise is not tried")
+			continue
+		}
+		port, mport := freePort(t), freePort(t)
+		d := startDaemonEnv(t, tc.env, "--port", fmt.Sprint(port), "--tls-port", "0", "--metrics-port", fmt.Sprint(mport),
+			"--loops", fmt.Sprint(loops), "--loglevel", "warning", "--save=", "--dir", t.TempDir())
+		got := -1
+		for deadline := time.Now().Add(10 * time.Second); got < 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			got = gomaxprocsMetric(fmt.Sprintf("http://127.0.0.1:%d/metrics", mport))
+		}
+		if got != tc.want {
+			t.Errorf("--loops %d, environment %q: GOMAXPROCS %d, want %d", loops, tc.env, got, tc.want)
+		}
+		_ = d.Process.Kill()
+	}
+}
+
+// gomaxprocsMetric reads go_sched_gomaxprocs_threads from a metrics
+// endpoint; -1 when it cannot.
+func gomaxprocsMetric(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_sched_gomaxprocs_threads "); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }

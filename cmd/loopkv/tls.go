@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/loopkv/loopkv/config"
 	"github.com/loopkv/loopkv/server"
 )
@@ -108,6 +110,15 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 	if err := devTLS(cfg, &opts); err != nil {
 		return err
 	}
+	loops := opts.Loops
+	if loops == 0 {
+		loops = runtime.GOMAXPROCS(0) // server.Options' default
+	}
+	if procs, raise := procsForLoops(loops, runtime.GOMAXPROCS(0)); raise { // threads.go: a P per loop
+		was := runtime.GOMAXPROCS(procs)
+		opts.Logger.Info("GOMAXPROCS raised to the loop count",
+			zap.Int("loops", loops), zap.Int("gomaxprocs", procs), zap.Int("was", was))
+	}
 	s := server.New(opts)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -117,11 +128,7 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 			_ = s.ReloadTLS() // logs its own outcome
 		}
 	}()
-	loops := opts.Loops
-	if loops == 0 {
-		loops = runtime.GOMAXPROCS(0) // server.Options' default
-	}
-	go trimThreads(ctx, threadBudget(loops)) // threads.go
+	go trimThreads(ctx, threadBudget(loops, runtime.GOMAXPROCS(0))) // threads.go
 	stop := shutdownOnSignal(s)
 	defer stop()
 	return s.Run(ctx, func() {
