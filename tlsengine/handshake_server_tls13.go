@@ -118,9 +118,12 @@ type serverHandshake struct {
 	resumed       bool
 	psk           []byte
 	hsSecret      handshakeSecret
-	clientHS      []byte // client handshake traffic secret
+	clientHS      []byte   // client handshake traffic secret
+	clientHSx     expander // keyed with clientHS: its key, IV and Finished
+	serverHSx     expander // keyed with the server handshake traffic secret
 	master        masterSecret
 	clientApp     []byte
+	appX          expander // scratch: keyed with an application traffic secret
 	certRequested bool
 	// clientFinished is the verify_data the client Finished must carry,
 	// nil until predictClientFinished.
@@ -557,10 +560,12 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	serverHS := hs.hsSecret.serverHandshakeTrafficSecret(th)
 	e.keyLog("CLIENT_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], hs.clientHS)
 	e.keyLog("SERVER_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], serverHS)
-	if err := e.out.setTrafficSecret(hs.suite, serverHS); err != nil {
+	hs.serverHSx.init(h, serverHS)
+	if err := e.out.setTrafficKeys(hs.suite, &hs.serverHSx, serverHS); err != nil {
 		return nil, err
 	}
-	if err := e.in.setTrafficSecret(hs.suite, hs.clientHS); err != nil {
+	hs.clientHSx.init(h, hs.clientHS)
+	if err := e.in.setTrafficKeys(hs.suite, &hs.clientHSx, hs.clientHS); err != nil {
 		return nil, err
 	}
 
@@ -689,9 +694,7 @@ func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) (state, error) {
 // traffic key (RFC 8446, Sections 4.4.4 and 7.1).
 func (e *Engine) sendServerFinished() (state, error) {
 	hs := e.hs
-	h := hs.suite.hash
-	serverHS := e.out.secret[:e.out.secLen]
-	fin := finishedMsg{verifyData: finishedVerifyData(h, serverHS, hs.transcript.current())}
+	fin := finishedMsg{verifyData: hs.serverHSx.verifyData(nil, hs.transcript.current())}
 	start := e.beginMessages()
 	hs.out = fin.appendTo(hs.out)
 	hs.transcript.write(hs.out[start:])
@@ -707,7 +710,8 @@ func (e *Engine) sendServerFinished() (state, error) {
 	if e.cfg.KeyLog != nil { // nothing else uses the exporter secret
 		e.keyLog("EXPORTER_SECRET", hs.clientRandom[:], hs.master.exporterMasterSecret(th))
 	}
-	if err := e.out.setTrafficSecret(hs.suite, serverApp); err != nil {
+	hs.appX.init(hs.suite.hash, serverApp)
+	if err := e.out.setTrafficKeys(hs.suite, &hs.appX, serverApp); err != nil {
 		return nil, err
 	}
 	if hs.certRequested {
@@ -742,7 +746,7 @@ func (e *Engine) sendEarlyTicket() error {
 // and adds the message to the transcript: a client Finished that passes the
 // check is byte for byte this message.
 func (hs *serverHandshake) predictClientFinished() {
-	want := finishedVerifyData(hs.suite.hash, hs.clientHS, hs.transcript.current())
+	want := hs.clientHSx.verifyData(nil, hs.transcript.current())
 	hs.clientFinished = want
 	hs.transcript.write((&finishedMsg{verifyData: want}).appendTo(hs.finished[:0]))
 }
@@ -888,7 +892,8 @@ func (e *Engine) verifyClientFinished(msg []byte) (finishedVerified, error) {
 // (RFC 8446, Sections 7.1 and 4.6.1).
 func (e *Engine) establish(finishedVerified) error {
 	hs := e.hs
-	if err := e.in.setTrafficSecret(hs.suite, hs.clientApp); err != nil {
+	hs.appX.init(hs.suite.hash, hs.clientApp)
+	if err := e.in.setTrafficKeys(hs.suite, &hs.appX, hs.clientApp); err != nil {
 		return err
 	}
 	e.done = true

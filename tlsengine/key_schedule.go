@@ -1,18 +1,19 @@
 package tlsengine
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/hkdf"
 	"crypto/hmac"
 	_ "crypto/sha256" // registers crypto.SHA256 for the TLS 1.3 suites
 	_ "crypto/sha512" // registers crypto.SHA384
+	"hash"
 )
 
 // This file is the TLS 1.3 key schedule (RFC 8446, Section 7.1). Secrets are
 // typed by stage, earlySecret → handshakeSecret → masterSecret, and each
-// type offers only the derivations the RFC makes from it. Every function
-// returns fresh slices; nothing here is on the per-record path.
+// type offers only the derivations the RFC makes from it, by an expander
+// keyed with its secret. Secrets come back in fresh slices, keys and IVs go
+// into the caller's arrays; nothing here is on the per-record path.
 
 // TLS 1.3 key schedule labels (RFC 8446, Sections 7.1, 7.3, 4.4.4, 4.6.1).
 const (
@@ -33,15 +34,14 @@ const (
 )
 
 // hkdfExpandLabel is HKDF-Expand-Label (RFC 8446, Section 7.1):
-// HKDF-Expand(secret, HkdfLabel{length, "tls13 " + label, context}, length).
-// label and context come from this package and fit their one-byte prefixes.
+// HKDF-Expand(secret, HkdfLabel{length, "tls13 " + label, context}, length),
+// by crypto/hkdf, for any length. The handshake uses an expander instead;
+// this is the reference it is tested against, and what builds the
+// schedule's constants.
 func hkdfExpandLabel(h crypto.Hash, secret []byte, label string, context []byte, length int) []byte {
-	info, ok := fixedInfo(h, label, context, length)
-	if !ok {
-		var buf [2 + 1 + 255 + 1 + 64]byte
-		info = string(appendHkdfLabel(buf[:0], label, context, length))
-	}
-	out, err := hkdf.Expand(h.New, secret, info, length)
+	var buf [2 + 1 + 255 + 1 + 255]byte
+	info := appendHkdfLabel(buf[:0], label, context, length)
+	out, err := hkdf.Expand(h.New, secret, string(info), length)
 	if err != nil {
 		// Only a length over 255 hash blocks fails; callers ask for keys,
 		// IVs and hash-length secrets.
@@ -52,59 +52,98 @@ func hkdfExpandLabel(h crypto.Hash, secret []byte, label string, context []byte,
 
 // appendHkdfLabel appends the HkdfLabel structure (RFC 8446, Section 7.1).
 func appendHkdfLabel(b []byte, label string, context []byte, length int) []byte {
+	return append(appendHkdfLabelHead(b, label, len(context), length), context...)
+}
+
+// appendHkdfLabelHead appends HkdfLabel up to its context: length, the
+// prefixed label and the context's length byte.
+func appendHkdfLabelHead(b []byte, label string, contextLen, length int) []byte {
 	const prefix = "tls13 "
 	b = appendU16(b, uint16(length))
 	b = append(b, byte(len(prefix)+len(label)))
 	b = append(b, prefix...)
 	b = append(b, label...)
-	b = append(b, byte(len(context)))
-	return append(b, context...)
+	return append(b, byte(contextLen))
 }
 
-// labelInfo is an HkdfLabel whose context does not depend on the handshake.
-type labelInfo struct {
-	hash    crypto.Hash
-	label   string
-	length  int
-	context []byte
-	info    string
+// expander is HKDF-Expand-Label from one secret, the HKDF PRK (RFC 5869,
+// Section 2.3, over crypto/hmac): the HMAC keyed with the secret is built
+// once and Reset for each label, where crypto/hkdf builds one per call.
+// Every label the schedule expands asks for at most one hash length, which
+// is the first HKDF block alone: T(1) = HMAC(PRK, HkdfLabel || 0x01).
+type expander struct {
+	mac  hash.Hash
+	hash crypto.Hash
+	used bool     // mac needs a Reset before the next label
+	head [32]byte // scratch: HkdfLabel up to its context
+	sum  [64]byte // scratch: T(1)
 }
 
-// fixedInfos are the HkdfLabels built once instead of per derivation: the
-// traffic key and IV (every AEAD key length), finished, traffic upd and, with
-// Transcript-Hash("") as context, derived and res binder.
-var fixedInfos = func() (l []labelInfo) {
-	for _, h := range []crypto.Hash{crypto.SHA256, crypto.SHA384} {
-		empty := h.New().Sum(nil)
-		for _, f := range []labelInfo{
-			{label: labelKey, length: 16}, {label: labelKey, length: 32}, {label: labelIV, length: 12},
-			{label: labelFinished, length: h.Size()}, {label: labelTrafficUpdate, length: h.Size()},
-			{label: labelDerived, length: h.Size(), context: empty},
-			{label: labelResumptionBinder, length: h.Size(), context: empty},
-		} {
-			f.hash = h
-			f.info = string(appendHkdfLabel(nil, f.label, f.context, f.length))
-			l = append(l, f)
-		}
+// hkdfCounter1 is HKDF-Expand's one-byte counter of its first block.
+var hkdfCounter1 = []byte{1}
+
+// init keys x with secret.
+func (x *expander) init(h crypto.Hash, secret []byte) {
+	x.mac, x.hash, x.used = hmac.New(h.New, secret), h, false
+}
+
+// initExtract keys x with HKDF-Extract(salt, ikm) (RFC 5869, Section 2.2)
+// and copies that secret to prk, which must hold a hash length; a nil ikm
+// means hash-length zeros, as the RFC uses when no PSK or no (EC)DHE secret
+// is present.
+func (x *expander) initExtract(h crypto.Hash, prk, ikm, salt []byte) {
+	if ikm == nil {
+		ikm = zeros[:h.Size()]
 	}
-	return l
-}()
-
-// fixedInfo returns the prebuilt HkdfLabel for these arguments, if any.
-func fixedInfo(h crypto.Hash, label string, context []byte, length int) (string, bool) {
-	for i := range fixedInfos {
-		f := &fixedInfos[i]
-		if f.hash == h && f.length == length && f.label == label && bytes.Equal(f.context, context) {
-			return f.info, true
-		}
+	if salt == nil {
+		salt = zeros[:h.Size()]
 	}
-	return "", false
+	m := hmac.New(h.New, salt)
+	m.Write(ikm)
+	n := copy(prk, m.Sum(x.sum[:0]))
+	clear(x.sum[:])
+	x.init(h, prk[:n])
 }
 
-// deriveSecret is Derive-Secret(secret, label, transcriptHash) (RFC 8446,
-// Section 7.1), taking the transcript hash already computed.
-func deriveSecret(h crypto.Hash, secret []byte, label string, transcriptHash []byte) []byte {
-	return hkdfExpandLabel(h, secret, label, transcriptHash, h.Size())
+// expand writes HKDF-Expand-Label(secret, label, context, len(dst)) to dst
+// and returns dst; len(dst) is at most the hash length.
+func (x *expander) expand(dst []byte, label string, context []byte) []byte {
+	copy(dst, x.block(label, context, len(dst)))
+	clear(x.sum[:])
+	return dst
+}
+
+// block computes HKDF-Expand-Label(secret, label, context, length) into
+// x.sum and returns it there; length is at most the hash length. The caller
+// clears x.sum after use.
+func (x *expander) block(label string, context []byte, length int) []byte {
+	if length > x.hash.Size() || len(context) > 255 {
+		panic("tlsengine: internal error: HKDF-Expand-Label over one block")
+	}
+	if x.used {
+		x.mac.Reset()
+	}
+	x.used = true
+	x.mac.Write(appendHkdfLabelHead(x.head[:0], label, len(context), length))
+	x.mac.Write(context)
+	x.mac.Write(hkdfCounter1)
+	return x.mac.Sum(x.sum[:0])[:length]
+}
+
+// derive returns Derive-Secret(secret, label, transcriptHash) (RFC 8446,
+// Section 7.1) in a new slice, taking the transcript hash already computed.
+func (x *expander) derive(label string, transcriptHash []byte) []byte {
+	return x.expand(make([]byte, x.hash.Size()), label, transcriptHash)
+}
+
+// verifyData appends HMAC(finished_key, transcriptHash) to dst, finished_key
+// derived from x's secret, a handshake traffic secret or a binder key (RFC
+// 8446, Sections 4.4.4 and 4.2.11.2).
+func (x *expander) verifyData(dst, transcriptHash []byte) []byte {
+	mac := hmac.New(x.hash.New, x.block(labelFinished, nil, x.hash.Size()))
+	clear(x.sum[:])
+	mac.Write(transcriptHash)
+	return mac.Sum(dst)
 }
 
 // emptyHash returns Transcript-Hash("") for h, the context of the "derived"
@@ -126,10 +165,14 @@ type scheduleConstants struct {
 	noPSKDerived []byte // Derive-Secret(noPSKEarly, "derived", "")
 }
 
-// schedules holds the constants of the TLS 1.3 suites' hashes.
+// schedules holds the constants of the TLS 1.3 suites' hashes, by crypto/hkdf.
 var schedules = func() (m [crypto.SHA384 + 1]*scheduleConstants) {
 	for _, h := range []crypto.Hash{crypto.SHA256, crypto.SHA384} {
-		c := &scheduleConstants{empty: h.New().Sum(nil), noPSKEarly: extract(h, nil, nil)}
+		early, err := hkdf.Extract(h.New, zeros[:h.Size()], nil)
+		if err != nil {
+			panic("tlsengine: internal error: " + err.Error())
+		}
+		c := &scheduleConstants{empty: h.New().Sum(nil), noPSKEarly: early}
 		c.noPSKDerived = hkdfExpandLabel(h, c.noPSKEarly, labelDerived, c.empty, h.Size())
 		m[h] = c
 	}
@@ -144,27 +187,22 @@ func constantsOf(h crypto.Hash) *scheduleConstants {
 	return nil
 }
 
-// extract is HKDF-Extract(salt, ikm); a nil ikm means a string of hash-length
-// zeros, as the RFC uses when no PSK or no (EC)DHE secret is present.
-func extract(h crypto.Hash, ikm, salt []byte) []byte {
-	if ikm == nil {
-		ikm = zeros[:h.Size()]
-	}
-	prk, err := hkdf.Extract(h.New, ikm, salt)
-	if err != nil {
-		panic("tlsengine: internal error: " + err.Error())
-	}
-	return prk
-}
-
-// zeros is the string of hash-length zeros of extract; read only.
+// zeros is the string of hash-length zeros of HKDF-Extract; read only.
 var zeros [64]byte
+
+// newStage returns the expander of HKDF-Extract(salt, ikm) and that secret.
+func newStage(h crypto.Hash, ikm, salt []byte) (*expander, []byte) {
+	x, prk := new(expander), make([]byte, h.Size())
+	x.initExtract(h, prk, ikm, salt)
+	return x, prk
+}
 
 // earlySecret is the Early Secret, the first stage of the schedule.
 type earlySecret struct {
 	hash   crypto.Hash
 	secret []byte
-	noPSK  bool // secret is the shared constant HKDF-Extract(0, 0)
+	x      *expander // keyed with secret
+	noPSK  bool      // secret is the shared constant HKDF-Extract(0, 0); x is nil
 }
 
 // newEarlySecret returns HKDF-Extract(0, PSK); psk nil means no PSK (hash
@@ -173,115 +211,129 @@ func newEarlySecret(h crypto.Hash, psk []byte) earlySecret {
 	if c := constantsOf(h); psk == nil && c != nil {
 		return earlySecret{hash: h, secret: c.noPSKEarly, noPSK: true}
 	}
-	return earlySecret{hash: h, secret: extract(h, psk, nil)}
+	x, prk := newStage(h, psk, nil)
+	return earlySecret{hash: h, secret: prk, x: x}
+}
+
+// expander returns the expander of s, keying one for the shared constant.
+func (s earlySecret) expander() *expander {
+	if s.x != nil {
+		return s.x
+	}
+	x := new(expander)
+	x.init(s.hash, s.secret)
+	return x
 }
 
 // resumptionBinderKey returns binder_key for resumption PSKs (RFC 8446,
 // Section 7.1; its Finished-style use is Section 4.2.11.2).
 func (s earlySecret) resumptionBinderKey() []byte {
-	return deriveSecret(s.hash, s.secret, labelResumptionBinder, emptyHash(s.hash))
+	return s.expander().derive(labelResumptionBinder, emptyHash(s.hash))
 }
 
 // clientEarlyTrafficSecret returns client_early_traffic_secret over the
 // transcript hash of ClientHello.
 func (s earlySecret) clientEarlyTrafficSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelClientEarlyTraffic, th)
+	return s.expander().derive(labelClientEarlyTraffic, th)
 }
 
 // handshakeSecret returns the Handshake Secret from the (EC)DHE shared
 // secret (nil: psk_ke mode, hash-length zeros).
 func (s earlySecret) handshakeSecret(shared []byte) handshakeSecret {
-	var salt []byte
-	if s.noPSK {
-		salt = constantsOf(s.hash).noPSKDerived // no PSK: the salt is a constant
-	} else {
-		salt = deriveSecret(s.hash, s.secret, labelDerived, emptyHash(s.hash))
+	if s.noPSK { // no PSK: the salt is a constant
+		x, prk := newStage(s.hash, shared, constantsOf(s.hash).noPSKDerived)
+		return handshakeSecret{secret: prk, x: x}
 	}
-	return handshakeSecret{hash: s.hash, secret: extract(s.hash, shared, salt)}
+	x, prk := newStage(s.hash, shared, s.x.block(labelDerived, emptyHash(s.hash), s.hash.Size()))
+	clear(s.x.sum[:])
+	return handshakeSecret{secret: prk, x: x}
 }
 
 // handshakeSecret is the Handshake Secret, the second stage.
 type handshakeSecret struct {
-	hash   crypto.Hash
 	secret []byte
+	x      *expander // keyed with secret
 }
 
 // clientHandshakeTrafficSecret returns client_handshake_traffic_secret over
 // the transcript hash of ClientHello..ServerHello.
 func (s handshakeSecret) clientHandshakeTrafficSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelClientHandshakeTraffic, th)
+	return s.x.derive(labelClientHandshakeTraffic, th)
 }
 
 // serverHandshakeTrafficSecret returns server_handshake_traffic_secret over
 // the transcript hash of ClientHello..ServerHello.
 func (s handshakeSecret) serverHandshakeTrafficSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelServerHandshakeTraffic, th)
+	return s.x.derive(labelServerHandshakeTraffic, th)
 }
 
 // masterSecret returns the Master Secret.
 func (s handshakeSecret) masterSecret() masterSecret {
-	salt := deriveSecret(s.hash, s.secret, labelDerived, emptyHash(s.hash))
-	return masterSecret{hash: s.hash, secret: extract(s.hash, nil, salt)}
+	h := s.x.hash
+	x, prk := newStage(h, nil, s.x.block(labelDerived, emptyHash(h), h.Size()))
+	clear(s.x.sum[:])
+	return masterSecret{secret: prk, x: x}
 }
 
 // masterSecret is the Master Secret, the last stage.
 type masterSecret struct {
-	hash   crypto.Hash
 	secret []byte
+	x      *expander // keyed with secret
 }
 
 // clientApplicationTrafficSecret returns client_application_traffic_secret_0
 // over the transcript hash of ClientHello..server Finished.
 func (s masterSecret) clientApplicationTrafficSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelClientAppTraffic, th)
+	return s.x.derive(labelClientAppTraffic, th)
 }
 
 // serverApplicationTrafficSecret returns server_application_traffic_secret_0
 // over the transcript hash of ClientHello..server Finished.
 func (s masterSecret) serverApplicationTrafficSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelServerAppTraffic, th)
+	return s.x.derive(labelServerAppTraffic, th)
 }
 
 // exporterMasterSecret returns exporter_master_secret over the transcript
 // hash of ClientHello..server Finished.
 func (s masterSecret) exporterMasterSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelExporterMaster, th)
+	return s.x.derive(labelExporterMaster, th)
 }
 
 // resumptionMasterSecret returns resumption_master_secret over the
 // transcript hash of ClientHello..client Finished.
 func (s masterSecret) resumptionMasterSecret(th []byte) []byte {
-	return deriveSecret(s.hash, s.secret, labelResumptionMaster, th)
+	return s.x.derive(labelResumptionMaster, th)
 }
 
 // trafficKeys derives the write key and IV from a traffic secret (RFC 8446,
 // Section 7.3). Every TLS 1.3 AEAD uses a 12-byte IV.
 func trafficKeys(h crypto.Hash, secret []byte, keyLen int) (key, iv []byte) {
-	key = hkdfExpandLabel(h, secret, labelKey, nil, keyLen)
-	iv = hkdfExpandLabel(h, secret, labelIV, nil, 12)
-	return key, iv
+	var x expander
+	x.init(h, secret)
+	return x.expand(make([]byte, keyLen), labelKey, nil), x.expand(make([]byte, 12), labelIV, nil)
 }
 
 // finishedVerifyData returns HMAC(finished_key, transcriptHash) with
 // finished_key derived from baseKey, a handshake traffic secret or a binder
 // key (RFC 8446, Sections 4.4.4 and 4.2.11.2).
 func finishedVerifyData(h crypto.Hash, baseKey, transcriptHash []byte) []byte {
-	finishedKey := hkdfExpandLabel(h, baseKey, labelFinished, nil, h.Size())
-	mac := hmac.New(h.New, finishedKey)
-	mac.Write(transcriptHash)
-	sum := mac.Sum(nil)
-	clear(finishedKey)
-	return sum
+	var x expander
+	x.init(h, baseKey)
+	return x.verifyData(nil, transcriptHash)
 }
 
 // nextTrafficSecret returns application_traffic_secret_N+1 (RFC 8446,
 // Section 7.2).
 func nextTrafficSecret(h crypto.Hash, secret []byte) []byte {
-	return hkdfExpandLabel(h, secret, labelTrafficUpdate, nil, h.Size())
+	var x expander
+	x.init(h, secret)
+	return x.derive(labelTrafficUpdate, nil)
 }
 
 // resumptionPSK returns the PSK a ticket carries, from the resumption master
 // secret and the ticket_nonce (RFC 8446, Section 4.6.1).
 func resumptionPSK(h crypto.Hash, resumptionMasterSecret, nonce []byte) []byte {
-	return hkdfExpandLabel(h, resumptionMasterSecret, labelResumption, nonce, h.Size())
+	var x expander
+	x.init(h, resumptionMasterSecret)
+	return x.derive(labelResumption, nonce)
 }

@@ -3,10 +3,12 @@ package tlsengine
 import (
 	"bytes"
 	"crypto"
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/sha512"
 	"hash"
+	mathrand "math/rand/v2"
 	"testing"
 )
 
@@ -131,5 +133,59 @@ func BenchmarkKeySchedule(b *testing.B) {
 		ms := hs.masterSecret()
 		ms.clientApplicationTrafficSecret(th)
 		ms.serverApplicationTrafficSecret(th)
+	}
+}
+
+// TestExpanderMatchesCryptoHKDF checks the expander, one HMAC keyed per
+// secret and Reset per label, against crypto/hkdf over random secrets,
+// labels, contexts and lengths, several labels per secret in a row, and its
+// Finished against crypto/hmac.
+func TestExpanderMatchesCryptoHKDF(t *testing.T) {
+	rng := mathrand.New(mathrand.NewPCG(1, 2))
+	fill := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	labels := []string{labelDerived, labelKey, labelIV, labelFinished, labelClientHandshakeTraffic, labelResumption, ""}
+	for i := range 500 {
+		h := []crypto.Hash{crypto.SHA256, crypto.SHA384}[i%2]
+		secret := fill([]int{0, 1, h.Size(), 64, 129, 200}[rng.IntN(6)])
+		var x expander
+		x.init(h, secret)
+		for j := range 1 + rng.IntN(5) {
+			label := labels[rng.IntN(len(labels))]
+			ctx := fill([]int{0, 1, 32, 48, 255}[rng.IntN(5)])
+			n := 1 + rng.IntN(h.Size())
+			want, err := hkdf.Expand(h.New, secret, string(appendHkdfLabel(nil, label, ctx, n)), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := x.expand(make([]byte, n), label, ctx); !bytes.Equal(got, want) {
+				t.Fatalf("#%d.%d %v secret %x label %q ctx %x n %d: %x, want %x", i, j, h, secret, label, ctx, n, got, want)
+			}
+			if !bytes.Equal(hkdfExpandLabel(h, secret, label, ctx, n), want) {
+				t.Fatalf("#%d.%d: hkdfExpandLabel differs from crypto/hkdf", i, j)
+			}
+		}
+		th := fill(h.Size())
+		fk, _ := hkdf.Expand(h.New, secret, string(appendHkdfLabel(nil, labelFinished, nil, h.Size())), h.Size())
+		if got, want := x.verifyData(nil, th), refHMAC(h.New, fk, th); !bytes.Equal(got, want) {
+			t.Fatalf("#%d verifyData %x, want %x", i, got, want)
+		}
+		salt := fill(rng.IntN(2) * h.Size())
+		ikm := fill(h.Size())
+		prk := make([]byte, h.Size())
+		var y expander
+		y.initExtract(h, prk, ikm, salt)
+		want, _ := hkdf.Extract(h.New, ikm, salt)
+		if !bytes.Equal(prk, want) {
+			t.Fatalf("#%d extract %x, want %x", i, prk, want)
+		}
+		if got, want := y.expand(make([]byte, 12), labelIV, nil), hkdfExpandLabel(h, want, labelIV, nil, 12); !bytes.Equal(got, want) {
+			t.Fatalf("#%d expand after extract %x, want %x", i, got, want)
+		}
 	}
 }

@@ -49,14 +49,25 @@ type direction struct {
 // setTrafficSecret derives key and IV from secret (RFC 8446, Section 7.3) and
 // resets the sequence number.
 func (d *direction) setTrafficSecret(s *cipherSuite, secret []byte) error {
-	key, iv := trafficKeys(s.hash, secret, s.keyLen)
-	err := d.setKey(s, key)
-	clear(key)
-	if err != nil {
+	var x expander
+	x.init(s.hash, secret)
+	return d.setTrafficKeys(s, &x, secret)
+}
+
+// setTrafficKeys is setTrafficSecret with x, an expander keyed with secret,
+// which the handshake keeps for its Finished: key and IV are expanded
+// straight into d.
+func (d *direction) setTrafficKeys(s *cipherSuite, x *expander, secret []byte) error {
+	if s.keyLen > len(d.key) || len(secret) > len(d.secret) {
+		return alertErr(AlertInternalError, ErrInternal)
+	}
+	clear(d.key[:])
+	d.keyLen = uint8(len(x.expand(d.key[:s.keyLen], labelKey, nil)))
+	if err := d.buildAEAD(s); err != nil {
 		return err
 	}
 	d.seq = 0
-	copy(d.iv[:], iv)
+	x.expand(d.iv[:], labelIV, nil)
 	d.secLen = uint8(copy(d.secret[:], secret))
 	return nil
 }
@@ -67,12 +78,17 @@ func (d *direction) setKey(s *cipherSuite, key []byte) error {
 	if len(key) > len(d.key) {
 		return alertErr(AlertInternalError, ErrInternal)
 	}
-	a, err := s.newAEAD(key)
+	clear(d.key[:])
+	d.keyLen = uint8(copy(d.key[:], key))
+	return d.buildAEAD(s)
+}
+
+// buildAEAD builds the AEAD of suite s for the key in d.
+func (d *direction) buildAEAD(s *cipherSuite) error {
+	a, err := s.newAEAD(d.key[:d.keyLen])
 	if err != nil {
 		return alertErr(AlertInternalError, ErrInternal)
 	}
-	clear(d.key[:])
-	d.keyLen = uint8(copy(d.key[:], key))
 	d.aead, d.suite, d.keyed = a, s, true
 	return nil
 }
