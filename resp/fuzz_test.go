@@ -256,3 +256,38 @@ func FuzzReadReply(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanCommand checks ScanCommand against the Parser, command by
+// command: where it reads a command, a Parser with the default limits
+// reads the same bytes as the same arguments, or refuses them.
+func FuzzScanCommand(f *testing.F) {
+	for _, s := range parseSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte("*3\r\n$3\r\nSET\r\n$14\r\nlkb:0000000042\r\n$16\r\n0123456789abcdef\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"))
+	f.Add([]byte("*6\r\n$4\r\nMSET\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$0\r\n\r\n*0\r\n*2\r\n$3\r\nGET"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		buf := in
+		for {
+			var first [ScanArgs][]byte
+			n, argc := ScanCommand(buf, &first)
+			if n == 0 {
+				return
+			}
+			var p Parser
+			args, pn, err := p.Next(buf)
+			if err != nil {
+				return
+			}
+			if pn != n || len(args) != argc {
+				t.Fatalf("ScanCommand read %d bytes, %d arguments; the Parser %d, %q", n, argc, pn, args)
+			}
+			for i := range min(argc, ScanArgs) {
+				if !bytes.Equal(first[i], args[i]) {
+					t.Fatalf("argument %d: ScanCommand %q, the Parser %q", i, first[i], args[i])
+				}
+			}
+			buf = buf[n:]
+		}
+	})
+}

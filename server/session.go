@@ -45,9 +45,13 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	ctx.srv, ctx.cl, ctx.out, ctx.now, ctx.mono = s, cl, out, now, 0
 	ctx.store, ctx.jl = s.loopStore(cl) // notify.go
 	consumed, closeAfter := 0, false
+	ahead := 0 // commands the last prefetchAhead looked at, still to run
 	for consumed < len(in) && !cl.quit && cl.blocked == nil && len(ctx.out) < batchOutLimit {
 		if !cl.authed || cl.tight {
 			s.setAuthLimits(cl)
+		}
+		if ahead == 0 {
+			ahead = max(1, ctx.prefetchAhead(in[consumed:])) // prefetch.go
 		}
 		args, n, err := cl.parser.Next(in[consumed:])
 		if err != nil {
@@ -59,6 +63,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 			break
 		}
 		consumed += n
+		ahead--
 		if len(args) == 0 {
 			continue
 		}

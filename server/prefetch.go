@@ -1,0 +1,77 @@
+package server
+
+import (
+	"github.com/loopkv/loopkv/resp"
+	"github.com/loopkv/loopkv/store"
+)
+
+// prefetchAhead is the memory-level parallelism of a pipelined batch: at
+// millions of keys each lookup is two dependent cache misses, so before
+// execute runs the commands at the front of in, one by one, it looks ahead
+// at up to store.PrefetchMax of them (resp.ScanCommand, no Parser) and has
+// the store warm the bucket and record of each one's first key
+// (store.Prefetch), so that their misses overlap instead of following each
+// other. It returns how many commands it looked at, for execute to call it
+// again after them; 0 when it did nothing (a batch of one command, where
+// there is nothing to overlap, pays one header scan). It is only a hint:
+// the commands run as they would without it, whatever it misread (a
+// SELECT in the batch, a subcommand, an unusual encoding the scan leaves
+// to the Parser). owning loop only.
+func (c *cmdCtx) prefetchAhead(in []byte) int {
+	cl := c.cl
+	if prefetchOff || cl.multi != nil || !cl.authed && c.srv.authRequired() {
+		return 0 // queued or refused commands look nothing up
+	}
+	var keys [store.PrefetchMax][]byte
+	cmds, nk := prefetchKeys(in, &keys)
+	if nk >= 2 {
+		c.store.Prefetch(cl.db, keys[:nk])
+	}
+	return cmds
+}
+
+// prefetchOff turns prefetchAhead off, for benchmarks that compare. Set
+// it only while no loop runs.
+var prefetchOff bool
+
+// prefetchKeys puts in keys the first key of each of the complete
+// commands at the front of in, up to len(keys) commands, and returns how
+// many commands it looked at and how many keys it found; 0, 0 for fewer
+// than two commands.
+func prefetchKeys(in []byte, keys *[store.PrefetchMax][]byte) (cmds, nk int) {
+	var first [resp.ScanArgs][]byte
+	if n, _ := resp.ScanCommand(in, &first); n == 0 || n == len(in) {
+		return 0, 0
+	}
+	var (
+		last     *command
+		lastName []byte
+	)
+	for cmds < len(keys) {
+		n, argc := resp.ScanCommand(in, &first)
+		if n == 0 || argc == 0 {
+			break
+		}
+		in = in[n:]
+		cmds++
+		// a pipeline mostly repeats one command: look a name up once
+		if last == nil || string(first[0]) != string(lastName) {
+			last, lastName = lookupCommand(first[0]), first[0]
+		}
+		cmd := last
+		if cmd != nil && len(cmd.subs) > 0 {
+			cmd = nil
+			if argc > 1 {
+				cmd = last.sub(first[1])
+			}
+		}
+		// the spec's first key position (COMMAND INFO's first key)
+		if cmd != nil {
+			if k := cmd.legacy[0]; k > 0 && k < min(argc, resp.ScanArgs) {
+				keys[nk] = first[k]
+				nk++
+			}
+		}
+	}
+	return cmds, nk
+}

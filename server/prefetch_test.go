@@ -1,0 +1,167 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/loopkv/loopkv/store"
+)
+
+// prefetchKeys finds the spec's first key of each command of a batch,
+// subcommands included, skipping commands without one, and nothing for a
+// batch of one command.
+func TestPrefetchKeys(t *testing.T) {
+	var in []byte
+	for _, line := range []string{
+		"SET a 1", "get b", "PING", "OBJECT ENCODING c", "MSET d 1 e 2", "CONFIG GET maxmemory",
+		"NOSUCH x", "HSET h f v", "OBJECT", "ZUNIONSTORE dst 2 z1 z2",
+	} {
+		in = append(in, diffEncode(diffSplit(t, line))...)
+	}
+	var keys [store.PrefetchMax][]byte
+	cmds, nk := prefetchKeys(append(in, "PING\r\n"...), &keys) // the inline PING ends the scan
+	if got := fmt.Sprintf("%d %q", cmds, keys[:nk]); got != `10 ["a" "b" "c" "d" "h" "dst"]` {
+		t.Errorf("prefetchKeys = %s", got)
+	}
+	one := diffEncode([]string{"GET", "a"})
+	if cmds, nk := prefetchKeys(one, &keys); cmds != 0 || nk != 0 {
+		t.Errorf("one command: prefetchKeys = %d, %d; want 0, 0", cmds, nk)
+	}
+	if cmds, nk := prefetchKeys(append(one, one[:5]...), &keys); cmds != 1 || nk != 1 {
+		t.Errorf("one command and a partial one: prefetchKeys = %d, %d; want 1, 1", cmds, nk)
+	}
+	many := bytes.Repeat(one, 40)
+	if cmds, nk := prefetchKeys(many, &keys); cmds != store.PrefetchMax || nk != store.PrefetchMax {
+		t.Errorf("40 commands: prefetchKeys = %d, %d; want a window of %d", cmds, nk, store.PrefetchMax)
+	}
+}
+
+// A pipelined batch, prefetched, answers exactly what its commands answer
+// sent one at a time: keys created, retyped and deleted within the batch,
+// wrong types, SELECT, MULTI/EXEC, FLUSHDB, over tables big enough to be
+// mid-rehash.
+func TestPrefetchedBatchAnswersAsOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 34))
+	key := func() string { return fmt.Sprintf("pk:%d", rng.IntN(40)) }
+	var script []string
+	for range 3000 {
+		k := key()
+		var line string
+		switch rng.IntN(20) {
+		case 0, 1, 2:
+			line = "SET " + k + " v" + k
+		case 3, 4, 5:
+			line = "GET " + k
+		case 6:
+			line = "DEL " + k
+		case 7:
+			line = "HSET " + k + " f " + k
+		case 8:
+			line = "HGET " + k + " f"
+		case 9:
+			line = "SADD " + k + " m1 m2"
+		case 10:
+			line = "TYPE " + k
+		case 11:
+			line = "INCR " + k
+		case 12:
+			line = "LPUSH " + k + " x"
+		case 13:
+			line = "GETDEL " + k
+		case 14:
+			line = "RENAME " + k + " " + key()
+		case 15:
+			line = "EXPIRE " + k + " 100"
+		case 16:
+			line = []string{"SELECT 1", "SELECT 0", "DBSIZE"}[rng.IntN(3)]
+		case 17:
+			line = []string{"MULTI", "EXEC", "PING"}[rng.IntN(3)]
+		case 18:
+			line = "MGET " + k + " " + key()
+		case 19:
+			if rng.IntN(50) == 0 {
+				line = "FLUSHDB"
+			} else {
+				line = "EXISTS " + k
+			}
+		}
+		script = append(script, line)
+	}
+	var batch []byte
+	cmds := make([][]byte, len(script))
+	for i, line := range script {
+		cmds[i] = diffEncode(diffSplit(t, line))
+		batch = append(batch, cmds[i]...)
+	}
+	newServer := func() (*Server, *client, []byte) {
+		s, cl, scratch := newAllocServer(t, nil)
+		for i := range 50_000 { // tables of thousands of buckets, growing
+			s.store.Set(0, fmt.Appendf(nil, "fill:%d", i), []byte("x"), allocNow, store.SetOptions{})
+		}
+		return s, cl, scratch
+	}
+	if _, nk := prefetchKeys(batch, new([store.PrefetchMax][]byte)); nk < 2 {
+		t.Fatal("the batch prefetches nothing: the test would not cover it")
+	}
+
+	s1, cl1, scratch1 := newServer()
+	var piped []byte
+	for in := batch; len(in) > 0; {
+		n, out, _ := s1.execute(cl1, in, piped, allocNow, scratch1)
+		piped, in = out, in[n:]
+	}
+	s2, cl2, scratch2 := newServer()
+	var single []byte
+	for _, c := range cmds {
+		_, single, _ = s2.execute(cl2, c, single, allocNow, scratch2)
+	}
+	if !bytes.Equal(piped, single) {
+		a, b := strings.Split(string(piped), "\r\n"), strings.Split(string(single), "\r\n")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Fatalf("replies differ at line %d: pipelined %q, one by one %q", i, a[i], b[i])
+			}
+		}
+		t.Fatalf("replies differ: %d lines pipelined, %d one by one", len(a), len(b))
+	}
+	if got := s1.store.DBSize(0); got != s2.store.DBSize(0) {
+		t.Fatalf("DBSize %d pipelined, %d one by one", got, s2.store.DBSize(0))
+	}
+}
+
+// BenchmarkExecutePipelined runs the hot commands 16 to a batch through
+// execute over a store of one key, with and without the prefetch pass: its
+// cost where it cannot pay, every line already in the cache.
+func BenchmarkExecutePipelined(b *testing.B) {
+	for _, tt := range zeroAllocCommands {
+		for _, off := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/prefetch=%v", tt.name, !off), func(b *testing.B) {
+				prefetchOff = off
+				defer func() { prefetchOff = false }()
+				s, cl, scratch := newAllocServer(b, tt.setup)
+				out := make([]byte, 0, 16<<10)
+				in := bytes.Repeat(diffEncode(tt.cmd), 16)
+				b.SetBytes(int64(len(in)))
+				b.ReportAllocs()
+				for b.Loop() {
+					s.execute(cl, in, out[:0], allocNow, scratch)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPrefetchAhead is the prefetch pass alone over a batch of 16 GETs
+// of one key, every line in the cache: its overhead per batch.
+func BenchmarkPrefetchAhead(b *testing.B) {
+	s, cl, _ := newAllocServer(b, []string{"SET k value"})
+	c := &cmdCtx{srv: s, cl: cl, store: s.store}
+	in := bytes.Repeat(diffEncode([]string{"GET", "k"}), 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.prefetchAhead(in)
+	}
+}
