@@ -311,13 +311,13 @@ func (s *Server) loadAOFBase(r io.Reader, _ bool) error {
 // time as it goes. An unknown command or a wrong arity fails the load;
 // other errors are replies the original run got too.
 func (s *Server) aofApplier() func(args [][]byte) error {
-	cl := &client{authed: true, proto: 2}
+	cl := &client{authed: true, proto: 2, ctx: new(cmdCtx)}
 	scratch := make([]byte, 64)
 	return func(args [][]byte) error {
 		if cmd, msg := resolveCommand(args); cmd == nil {
 			return errors.New("server: reading the append only file: " + msg)
 		}
-		ctx := &cl.ctx
+		ctx := cl.ctx
 		ctx.srv, ctx.cl, ctx.out, ctx.now, ctx.mono = s, cl, ctx.out[:0], 0, 0
 		ctx.store, ctx.jl = s.loopStore(cl)
 		ctx.args = args

@@ -73,11 +73,11 @@ func cmdClientSetInfo(c *cmdCtx) {
 	switch {
 	case bytes.EqualFold(attr, []byte("lib-name")):
 		if cs := c.cl.conn; cs != nil {
-			cs.shared.libName.Store(&v)
+			cs.shared.setTags(func(t *clientTags) { t.libName = v })
 		}
 	case bytes.EqualFold(attr, []byte("lib-ver")):
 		if cs := c.cl.conn; cs != nil {
-			cs.shared.libVer.Store(&v)
+			cs.shared.setTags(func(t *clientTags) { t.libVer = v })
 		}
 	default:
 		c.errReply("ERR Unrecognized option '" + clip(attr) + "'")
@@ -98,8 +98,7 @@ func cmdClientInfo(c *cmdCtx) {
 // publishSelf makes the calling client's own line show the running
 // command, as Redis's does.
 func publishSelf(c *cmdCtx) {
-	if cs := c.cl.conn; cs != nil && cs.pubCmd != c.cl.lastCmd {
-		cs.pubCmd = c.cl.lastCmd
+	if cs := c.cl.conn; cs != nil && cs.shared.lastCmd.Load() != c.cl.lastCmd {
 		cs.shared.lastCmd.Store(c.cl.lastCmd)
 	}
 }
@@ -165,9 +164,11 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	b = append(b, " fd="...)
 	b = strconv.AppendInt(b, int64(cs.fd), 10)
 	b = append(b, " name="...)
-	if p := sh.name.Load(); p != nil {
-		b = append(b, *p...)
+	tags := sh.tags.Load()
+	if tags == nil {
+		tags = &clientTags{}
 	}
+	b = append(b, tags.name...)
 	b = append(b, " age="...)
 	b = strconv.AppendInt(b, (now-cs.created)/1000, 10)
 	b = append(b, " idle="...)
@@ -210,8 +211,8 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 		b = append(b, "NULL"...)
 	}
 	b = append(b, " user="...)
-	if p := sh.user.Load(); p != nil {
-		b = append(b, *p...)
+	if tags.user != "" {
+		b = append(b, tags.user...)
 	} else {
 		b = append(b, "default"...)
 	}
@@ -220,18 +221,14 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	b = append(b, " resp="...)
 	b = strconv.AppendInt(b, int64(sh.proto.Load()), 10)
 	b = append(b, " lib-name="...)
-	if p := sh.libName.Load(); p != nil {
-		b = append(b, *p...)
-	}
+	b = append(b, tags.libName...)
 	b = append(b, " lib-ver="...)
-	if p := sh.libVer.Load(); p != nil {
-		b = append(b, *p...)
-	}
-	if p := sh.tlsSubject.Load(); p != nil {
+	b = append(b, tags.libVer...)
+	if tags.hasSubject {
 		// loopkv's field, only on TLS clients with a verified certificate:
 		// the RFC 4514 subject, spaces written as \x20 to keep one field.
 		b = append(b, " tls-peer-subject="...)
-		b = appendNoSpace(b, *p)
+		b = appendNoSpace(b, tags.tlsSubject)
 	}
 	return append(b, '\n')
 }

@@ -201,7 +201,7 @@ func setProto(cl *client, proto int) {
 func setName(cl *client, name string) {
 	cl.name = name
 	if cl.conn != nil {
-		cl.conn.shared.name.Store(&name)
+		cl.conn.shared.setTags(func(t *clientTags) { t.name = name })
 	}
 }
 
@@ -210,11 +210,11 @@ func setName(cl *client, name string) {
 func setUser(cl *client, u *aclUser) {
 	cl.user = u
 	if cl.conn != nil {
-		if u == nil {
-			cl.conn.shared.user.Store(nil)
-		} else {
-			cl.conn.shared.user.Store(&u.name)
+		name := ""
+		if u != nil {
+			name = u.name
 		}
+		cl.conn.shared.setTags(func(t *clientTags) { t.user = name })
 	}
 }
 

@@ -35,6 +35,10 @@ type loopState struct {
 	conns   []*connState
 	tls     tlsLoop     // TLS plaintext scratch (tls.go)
 	journal loopJournal // the loop's journaled store view (notify.go)
+	// ctx is the command context of the loop's clients (client.ctx): a
+	// callback runs one connection's commands at a time, and what a batch
+	// leaves in it (now, propSeq) is read by the same callback's flush.
+	ctx cmdCtx
 
 	// written by the loop, read by INFO from any goroutine
 	commands atomic.Int64
@@ -59,47 +63,72 @@ type connState struct {
 	ls      *loopState
 	created int64  // ms
 	addr    string // peer address, ip:port
-	laddr   string // local address, ip:port
-	fd      int
+	laddr   string // local address, ip:port; the listener's, shared (listenerAddr)
+	fd      int32
 
 	// owned by the loop
-	cl        client
-	outbox    outbox   // output left by other loops (outbox.go)
-	pending   []byte   // TLS: plaintext of a command cut across records; nil when empty
-	tls       *tlsConn // nil for a plaintext connection
-	idx       int      // position in ls.conns
-	needWake  bool     // a batch stopped at batchOutLimit with commands left
-	held      *[]byte  // replies waiting for the AOF fsync (aof_hold.go); nil when none
-	heldSeq   uint64   // guarded by the hold table's mu: the change held waits for
-	inHold    bool     // guarded by the hold table's mu: listed in it
-	pubCmd    *command // the values last published to shared, to skip unchanged stores
-	pubActive int64
-	pubQbuf   int64
-	pubOmem   int64
+	idx      int32 // position in ls.conns
+	cl       client
+	outbox   outbox   // output left by other loops (outbox.go)
+	pending  []byte   // TLS: plaintext of a command cut across records; nil when empty
+	tls      *tlsConn // nil for a plaintext connection
+	held     *[]byte  // replies waiting for the AOF fsync (aof_hold.go); nil when none
+	heldSeq  uint64   // guarded by the hold table's mu: the change held waits for
+	needWake bool     // a batch stopped at batchOutLimit with commands left
+	inHold   bool     // guarded by the hold table's mu: listed in it
 
 	// read by CLIENT LIST/KILL and INFO from any goroutine
 	shared clientShared
 }
 
-// clientShared is the part of a client other loops may read.
+// clientShared is the part of a client other loops may read. The owning
+// loop is the only writer of each field, so it compares with a Load (a
+// plain read on the CPUs loopkv targets) to skip unchanged stores, which
+// would dirty a cache line other cores read.
 type clientShared struct {
-	name       atomic.Pointer[string]
-	user       atomic.Pointer[string] // nil: default
-	libName    atomic.Pointer[string]
-	libVer     atomic.Pointer[string]
+	tags       atomic.Pointer[clientTags] // nil while every one is unset
+	lastCmd    atomic.Pointer[command]
+	blocked    atomic.Pointer[waiter] // the client's waiter while it is blocked, for CLIENT UNBLOCK
+	lastActive atomic.Int64           // ms
+	qbuf       atomic.Int64           // unparsed input bytes after the last batch
+	omem       atomic.Int64           // unsent output bytes after the last write
+	redirect   atomic.Int64           // CLIENT TRACKING's redirect: -1 off, 0 none
 	db         atomic.Int32
 	proto      atomic.Int32
-	lastCmd    atomic.Pointer[command]
-	lastActive atomic.Int64 // ms
-	qbuf       atomic.Int64 // unparsed input bytes after the last batch
-	omem       atomic.Int64 // unsent output bytes after the last write
+	multi      atomic.Int32    // commands queued in MULTI; -1 outside it
+	subs       [3]atomic.Int32 // channels, patterns and shard channels subscribed to
 	killed     atomic.Bool
-	blocked    atomic.Pointer[waiter] // the client's waiter while it is blocked, for CLIENT UNBLOCK
-	monitor    atomic.Bool            // in MONITOR mode (CLIENT LIST flags=O)
-	multi      atomic.Int32           // commands queued in MULTI; -1 outside it
-	subs       [3]atomic.Int32        // channels, patterns and shard channels subscribed to
-	redirect   atomic.Int64           // CLIENT TRACKING's redirect: -1 off, 0 none
-	tlsSubject atomic.Pointer[string] // verified client certificate subject; nil without
+	monitor    atomic.Bool // in MONITOR mode (CLIENT LIST flags=O)
+}
+
+// clientTags are the names CLIENT LIST shows. The owning loop replaces them
+// whole (setTags), so other loops read a consistent set and a client that
+// never names itself holds one nil pointer.
+type clientTags struct {
+	name       string
+	user       string // "": the default user
+	libName    string
+	libVer     string
+	tlsSubject string // verified client certificate subject
+	hasSubject bool   // tlsSubject is set
+}
+
+// setTags applies f to a copy of the tags and publishes it; nothing when
+// f changes nothing. owning loop only.
+func (sh *clientShared) setTags(f func(*clientTags)) {
+	var t clientTags
+	old := sh.tags.Load()
+	if old != nil {
+		t = *old
+	}
+	f(&t)
+	switch {
+	case old != nil && t == *old, old == nil && t == (clientTags{}):
+	case t == (clientTags{}):
+		sh.tags.Store(nil)
+	default:
+		sh.tags.Store(&t)
+	}
 }
 
 // handler is the engine-agnostic connection logic every transport drives;
@@ -133,7 +162,7 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	s.stats.totalConns.Add(1)
 	now := nowMs()
 	cs := &connState{tc: tc, ls: ls, created: now, addr: addrString(tc.RemoteAddr()),
-		laddr: addrString(tc.LocalAddr()), fd: tc.Fd()}
+		laddr: s.listenerAddr(tc.LocalAddr()), fd: int32(tc.Fd())}
 	if isTLS {
 		if reject := h.openTLS(cs); reject != nil {
 			if !over {
@@ -142,17 +171,17 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 			return nil, reject
 		}
 		if over {
-			cs.tls.refuse = rejectMaxClients
+			cs.tls.refuse = true
 		}
 	}
-	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs}
+	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs, ctx: &ls.ctx}
 	cs.cl.authed = !s.authRequired()
 	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
 	cs.shared.proto.Store(2)
 	cs.shared.multi.Store(-1)
 	cs.shared.redirect.Store(-1)
 	cs.shared.lastActive.Store(now)
-	cs.idx = len(ls.conns)
+	cs.idx = int32(len(ls.conns))
 	ls.conns = append(ls.conns, cs)
 	if !over {
 		s.clients.add(cs)
@@ -190,8 +219,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 	n, out, closeAfter := h.runBatch(cs, ls, in, out)
 	ls.out = out
 	left := int64(len(in) - n)
-	if left != cs.pubQbuf {
-		cs.pubQbuf = left
+	if left != cs.shared.qbuf.Load() { // the loop is its only writer: skip unchanged stores
 		cs.shared.qbuf.Store(left)
 	}
 	if left > s.cfg.queryBufLimit.Load() {
@@ -207,8 +235,7 @@ func (h *handler) onData(cs *connState, ls *loopState, in []byte) (int, bool) {
 // connection's AEADs: forward moves, and backward steps of the wall clock
 // larger than the tick's lag. owning loop only.
 func (cs *connState) noteActive(now int64) {
-	if now > cs.pubActive || now < cs.pubActive-2*int64(tickInterval/time.Millisecond) {
-		cs.pubActive = now
+	if last := cs.shared.lastActive.Load(); now > last || now < last-2*int64(tickInterval/time.Millisecond) {
 		cs.shared.lastActive.Store(now)
 	}
 }
@@ -233,8 +260,7 @@ func (h *handler) runBatch(cs *connState, ls *loopState, in, out []byte) (int, [
 		now = coarseMs.Load()
 	}
 	cs.noteActive(now)
-	if cl.lastCmd != cs.pubCmd {
-		cs.pubCmd = cl.lastCmd
+	if cl.lastCmd != cs.shared.lastCmd.Load() {
 		cs.shared.lastCmd.Store(cl.lastCmd)
 	}
 	return n, out, closeAfter
@@ -260,8 +286,7 @@ func (h *handler) flush(cs *connState, ls *loopState) bool {
 	}
 	ls.out = ls.out[:0]
 	omem := int64(cs.tc.OutboundBuffered())
-	if omem != cs.pubOmem {
-		cs.pubOmem = omem
+	if omem != cs.shared.omem.Load() {
 		cs.shared.omem.Store(omem)
 	}
 	if omem > h.s.cfg.outBufLimit.Load() {
@@ -284,7 +309,7 @@ func (h *handler) onClose(cs *connState) {
 	if cs == nil {
 		return
 	}
-	counted := cs.tls == nil || cs.tls.refuse == nil // not a TLS client over maxclients
+	counted := cs.tls == nil || !cs.tls.refuse // not a TLS client over maxclients
 	h.s.forgetBlocked(cs)
 	h.s.forgetMonitor(cs)
 	h.s.endMulti(&cs.cl)
@@ -296,7 +321,7 @@ func (h *handler) onClose(cs *connState) {
 		freeHeld(cs)
 	}
 	ls := cs.ls
-	last := len(ls.conns) - 1
+	last := int32(len(ls.conns) - 1)
 	if cs.idx <= last && ls.conns[cs.idx] == cs {
 		ls.conns[cs.idx] = ls.conns[last]
 		ls.conns[cs.idx].idx = cs.idx
@@ -434,6 +459,30 @@ func (r *registry) snapshot() []*connState {
 	}
 	sortByID(all)
 	return all
+}
+
+// laddrCache holds one string per local address connections arrived on:
+// a listener's connections share it instead of holding a copy each.
+type laddrCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// listenerAddr returns a's string, shared by every connection with the same
+// local address. owning loop of the connection.
+func (s *Server) listenerAddr(a net.Addr) string {
+	str := addrString(a)
+	c := &s.laddrs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[str]; ok {
+		return v
+	}
+	if c.m == nil || len(c.m) >= 64 { // a few listeners' addresses; bounded all the same
+		c.m = make(map[string]string)
+	}
+	c.m[str] = str
+	return str
 }
 
 func addrString(a net.Addr) string {

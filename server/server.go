@@ -45,6 +45,7 @@ type Server struct {
 	tlsErr error     // loading the TLS files failed; Serve returns it
 
 	clients   registry
+	laddrs    laddrCache   // the local addresses' strings, shared by their connections (conn.go)
 	blocked   blockTable   // clients blocked in BLPOP and the like (blocking.go)
 	watches   watchTable   // clients' WATCHed keys (multi.go)
 	pubsub    pubsubTable  // subscribers by channel (pubsub.go)

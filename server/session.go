@@ -14,22 +14,22 @@ type client struct {
 	proto   int // 2 or 3
 	parser  resp.Parser
 	name    string
-	authed  bool
 	user    *aclUser     // the authenticated user; nil is the default user
-	quit    bool         // close once the pending replies are written
 	conn    *connState   // nil for a bare client in tests
 	lastCmd *command     // the last command run, for CLIENT LIST cmd=
 	ncmds   int64        // commands run, for total_commands_processed
-	ctx     cmdCtx       // reused by execute so that it does not escape per call
-	tight   bool         // the parser has the unauthenticated limits
+	ctx     *cmdCtx      // the loop's (loopState.ctx), reused by execute; a bare client's own
 	blocked *waiter      // a blocking pop waiting for its keys (blocking.go); nil when not blocked
 	monitor *monitorFeed // set by MONITOR (monitor.go)
 	multi   *multiState  // the open transaction (multi.go); nil outside MULTI
 	watch   *watchState  // the watched keys (multi.go); nil when none
-	execing bool         // EXEC is running the queued commands
 	sub     *subState    // the subscriptions (pubsub.go); nil when none
 	track   *trackState  // client-side caching (tracking.go); nil when off
 	written []writtenKey // inside EXEC: keys written, whose waiters are served after it
+	authed  bool
+	quit    bool // close once the pending replies are written
+	tight   bool // the parser has the unauthenticated limits
+	execing bool // EXEC is running the queued commands
 }
 
 // execute runs every complete command at the front of in, appending the
@@ -41,7 +41,11 @@ type client struct {
 // holds what was used when execute returns. owning loop only.
 func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch []byte) (int, []byte, bool) {
 	s.lazy()
-	ctx := &cl.ctx
+	ctx := cl.ctx
+	if ctx == nil { // a client without a loop (tests): its own, once
+		ctx = new(cmdCtx)
+		cl.ctx = ctx
+	}
 	ctx.srv, ctx.cl, ctx.out, ctx.now, ctx.mono = s, cl, out, now, 0
 	ctx.store, ctx.jl = s.loopStore(cl) // notify.go
 	consumed, closeAfter := 0, false

@@ -261,15 +261,14 @@ func (t *tlsState) isTLSAddr(a net.Addr) bool {
 // tlsConn is the TLS side of one connection. owning loop only, except job.
 type tlsConn struct {
 	eng         *tlsengine.Engine
-	established bool      // the handshake completed (counted once)
-	inFlight    bool      // counted in tlsStats.inFlight
-	job         *tlsJob   // a signature or chain check on a worker; nil when none
-	subject     string    // verified client certificate subject, for CLIENT LIST
-	refuse      []byte    // reply sent after the handshake instead of serving (maxclients); nil serves
-	opened      time.Time // for the handshake timeout
+	job         *tlsJob       // a signature or chain check on a worker; nil when none
+	opened      time.Duration // since clockStart (monotonic): for the handshake timeout
+	lingerUntil time.Duration // since clockStart: lingering ends at the first sweep after it
+	lingered    int32         // bytes discarded while lingering; <= tlsLingerBytes
+	established bool          // the handshake completed (counted once)
+	inFlight    bool          // counted in tlsStats.inFlight
+	refuse      bool          // over maxclients: rejectMaxClients is sent after the handshake instead of serving
 	linger      lingerStep
-	lingerUntil time.Time // lingering ends at the first sweep after it
-	lingered    int       // bytes discarded while lingering; <= tlsLingerBytes
 }
 
 // Lingering close after a fatal alert. Closing a socket whose peer is still
@@ -339,7 +338,7 @@ func (h *handler) openTLS(cs *connState) []byte {
 		return alertInternalError
 	}
 	t.stats.conns.Add(1)
-	cs.tls = &tlsConn{eng: tlsengine.NewEngine(t.cfg.Load()), inFlight: true, opened: time.Now()}
+	cs.tls = &tlsConn{eng: tlsengine.NewEngine(t.cfg.Load()), inFlight: true, opened: time.Since(clockStart)}
 	return nil
 }
 
@@ -395,7 +394,7 @@ func (h *handler) onDataTLS(cs *connState, ls *loopState, in []byte) (int, bool)
 	tc := cs.tls
 	e := tc.eng
 	if tc.linger != lingerNone {
-		tc.lingered += len(in)
+		tc.lingered += int32(min(len(in), tlsLingerBytes+1))
 		return len(in), tc.lingered > tlsLingerBytes
 	}
 	if tc.job != nil {
@@ -489,7 +488,7 @@ func (h *handler) startLinger(cs *connState, err error) bool {
 		return false
 	}
 	tc := cs.tls
-	tc.linger, tc.lingerUntil = lingerQueued, time.Now().Add(tlsLinger)
+	tc.linger, tc.lingerUntil = lingerQueued, time.Since(clockStart)+tlsLinger
 	if tc.inFlight {
 		tc.inFlight = false
 		h.s.tls.stats.inFlight.Add(-1)
@@ -590,8 +589,7 @@ func growPending(l *tlsLoop, p []byte) []byte {
 // tlsHandshakeInputLimit.
 func (h *handler) tlsOverLimit(cs *connState, left int) bool {
 	q := int64(left + len(cs.pending) + cs.tls.eng.Buffered())
-	if q != cs.pubQbuf {
-		cs.pubQbuf = q
+	if q != cs.shared.qbuf.Load() {
 		cs.shared.qbuf.Store(q)
 	}
 	if !cs.tls.established && q > tlsHandshakeInputLimit {
@@ -626,8 +624,8 @@ func (h *handler) tlsEstablished(cs *connState) []byte {
 	}
 	if st.VerifiedLeaf != nil {
 		t.stats.clientCerts.Add(1)
-		tc.subject = st.VerifiedLeaf.Subject.String()
-		cs.shared.tlsSubject.Store(&tc.subject)
+		subject := st.VerifiedLeaf.Subject.String()
+		cs.shared.setTags(func(t *clientTags) { t.tlsSubject, t.hasSubject = subject, true })
 		if u := h.s.userForCert(st.VerifiedLeaf); u != nil {
 			setUser(&cs.cl, u)
 			cs.cl.authed = true
@@ -638,8 +636,8 @@ func (h *handler) tlsEstablished(cs *connState) []byte {
 			zap.String("version", tlsVersionName(st.Version)), zap.Uint16("suite", st.CipherSuite),
 			zap.Bool("resumed", st.DidResume))
 	}
-	if tc.refuse != nil {
-		return tc.refuse
+	if tc.refuse {
+		return rejectMaxClients
 	}
 	if h.s.protectedRejects(cs.tc.RemoteAddr(), st.VerifiedLeaf != nil) {
 		h.s.stats.rejectedConns.Add(1)
@@ -706,13 +704,14 @@ func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 	limit := time.Duration(t.handshakeTimeout.Load()) * time.Second
 	idleBefore := now.UnixMilli() - tlsShedAfter.Milliseconds()
 	var shed int64
+	mono := now.Sub(clockStart)
 	for _, cs := range ls.conns {
 		tc := cs.tls
 		if tc == nil {
 			continue
 		}
 		if tc.linger != lingerNone {
-			if now.After(tc.lingerUntil) && !cs.shared.killed.Swap(true) {
+			if mono > tc.lingerUntil && !cs.shared.killed.Swap(true) {
 				cs.tc.Close()
 			}
 			continue
@@ -723,7 +722,7 @@ func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 			}
 			continue
 		}
-		if now.Sub(tc.opened) < limit || cs.shared.killed.Swap(true) {
+		if mono-tc.opened < limit || cs.shared.killed.Swap(true) {
 			continue
 		}
 		t.stats.timeouts.Add(1)
