@@ -75,7 +75,7 @@ func (l *loader) run() error {
 	r := l.d.r
 	db := 0
 	var expireAt int64
-	idle := int64(-1) // the key's IDLE, when the file gives one
+	idle, freq := int64(-1), int64(-1) // the key's IDLE and FREQ, when the file gives them
 	for {
 		at := r.offset()
 		t, err := r.byte("an opcode")
@@ -98,9 +98,11 @@ func (l *loader) run() error {
 			}
 			expireAt = int64(int32(binary.LittleEndian.Uint32(p))) * 1000
 		case opFreq:
-			if _, err := r.byte("an LFU frequency"); err != nil {
+			b, err := r.byte("an LFU frequency")
+			if err != nil {
 				return err
 			}
+			freq = int64(b)
 		case opIdle:
 			n, err := r.readCount("an LRU idle time")
 			if err != nil {
@@ -133,10 +135,10 @@ func (l *loader) run() error {
 		case opFunction2, opFunctionPre:
 			return errAt(at, "functions (opcode "+strconv.Itoa(int(t))+") are not supported")
 		default:
-			if err := l.key(db, t, at, expireAt, idle); err != nil {
+			if err := l.key(db, t, at, expireAt, idle, freq); err != nil {
 				return err
 			}
-			expireAt, idle = 0, -1
+			expireAt, idle, freq = 0, -1, -1
 		}
 	}
 }
@@ -194,9 +196,9 @@ func (l *loader) aux() error {
 }
 
 // key reads a key and its value of type t (whose type byte was at at) and
-// inserts it with TTL expireAt and, when idle >= 0, that LRU idle time in
-// seconds (Redis applies IDLE unless the policy is LFU; FREQ is ignored).
-func (l *loader) key(db int, t byte, at, expireAt, idle int64) error {
+// inserts it with TTL expireAt and, when given (>= 0), its LRU idle time
+// in seconds or its LFU counter, whichever the store keeps.
+func (l *loader) key(db int, t byte, at, expireAt, idle, freq int64) error {
 	d := &l.d
 	d.reset()
 	k, err := d.str("a key")
@@ -225,12 +227,18 @@ func (l *loader) key(db int, t byte, at, expireAt, idle int64) error {
 		}
 		return errAt(at, "key "+strconv.Quote(string(key))+": "+err.Error())
 	}
-	if idle >= 0 {
+	// as Redis's objectSetLRUOrLFU: FREQ when the store counts accesses
+	// (an LFU policy), IDLE otherwise; the other one is ignored
+	if lfu := l.s.LFU(); (lfu && freq >= 0) || (!lfu && idle >= 0) {
 		now := l.o.Now
 		if now == 0 {
 			now = time.Now().UnixMilli()
 		}
-		l.s.SetIdle(db, key, now, idle)
+		if lfu {
+			l.s.SetFreq(db, key, now, freq)
+		} else {
+			l.s.SetIdle(db, key, now, idle)
+		}
 	}
 	l.st.Keys++
 	if expireAt != 0 {

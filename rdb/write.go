@@ -23,6 +23,7 @@ type Options struct {
 	Checksum bool              // rdbchecksum: the CRC64 trailer (else eight zero bytes)
 	Aux      map[string]string // extra aux fields (e.g. "aof-base": "1"); they may override the standard ones
 	Idle     bool              // write each key's IDLE (Redis does under an LRU maxmemory-policy)
+	Freq     bool              // write each key's FREQ, its LFU counter (Redis does under an LFU maxmemory-policy)
 	Now      int64             // Unix ms for the ctime aux field; 0 for the clock's
 	UsedMem  int64             // the used-mem aux field
 	// Yield makes WriteFile hand the processor back to the scheduler after
@@ -154,6 +155,9 @@ func Write(w io.Writer, sn *store.Snapshot, o Options) (Stats, error) {
 		}
 		if o.Idle && v.Idle > 0 {
 			e.buf = appendLen(append(e.buf, opIdle), uint64(v.Idle))
+		}
+		if o.Freq {
+			e.buf = append(e.buf, opFreq, v.Freq)
 		}
 		e.key(v)
 		st.Keys++

@@ -335,8 +335,9 @@ func (s *Server) writeAOFBase(w io.Writer, sn *store.Snapshot) error {
 	if !s.cfg.aof.preamble.Load() {
 		return writeAOFCommands(w, sn) // aof_base.go
 	}
+	idle, freq := s.rdbAccess() // persist_rdb.go
 	_, err := rdb.Write(w, sn, rdb.Options{Compress: s.cfg.persist.compression.Load(), Checksum: true,
-		Aux: map[string]string{"aof-base": "1"}})
+		Aux: map[string]string{"aof-base": "1"}, Idle: idle, Freq: freq})
 	return err
 }
 

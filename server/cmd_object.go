@@ -94,7 +94,7 @@ func cmdObjectRefcount(c *cmdCtx) {
 		return
 	}
 	if info.Type == store.TypeString && info.Encoding == store.EncInt && 0 <= info.Int && info.Int < sharedIntegers &&
-		!c.srv.cfg.mem.lruPolicy() {
+		!c.srv.cfg.mem.ownClockPolicy() {
 		c.integer(math.MaxInt32)
 		return
 	}
@@ -102,14 +102,24 @@ func cmdObjectRefcount(c *cmdCtx) {
 }
 
 func cmdObjectIdletime(c *cmdCtx) {
-	if info, ok := objectInfo(c); ok {
+	info, ok := objectInfo(c)
+	switch {
+	case !ok:
+	case c.srv.cfg.mem.lfu():
+		c.errReply("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	default:
 		c.integer(info.Idle / 1000)
 	}
 }
 
 func cmdObjectFreq(c *cmdCtx) {
-	if _, ok := objectInfo(c); ok {
+	info, ok := objectInfo(c)
+	switch {
+	case !ok:
+	case !c.srv.cfg.mem.lfu():
 		c.errReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	default:
+		c.integer(int64(info.Freq))
 	}
 }
 

@@ -20,6 +20,22 @@ var objectDiffCases = []diffCase{
 		"OBJECT HELP", "OBJECT help", "OBJECT", "OBJECT FOO", "OBJECT ENCODING", "OBJECT ENCODING a b", "OBJECT HELP x",
 		"#proto 3", "OBJECT ENCODING missing", "OBJECT HELP",
 	}},
+	// under an LFU policy (with lfu-log-factor 0 every access counts, so
+	// the counters are deterministic): FREQ answers, IDLETIME refuses; a
+	// switch back reinterprets the field, as Redis does
+	{"object-freq-lfu", []string{
+		"CONFIG SET maxmemory-policy allkeys-lfu", "CONFIG SET lfu-log-factor 0", "CONFIG GET lfu-log-factor", "CONFIG GET lfu-decay-time",
+		"SET k v", "OBJECT FREQ k", "GET k", "GET k", "OBJECT FREQ k", "EXISTS k", "OBJECT FREQ k",
+		"HSET h f v", "HGET h f", "OBJECT FREQ h", "TYPE h", "OBJECT FREQ h",
+		"OBJECT IDLETIME k", "OBJECT IDLETIME missing", "OBJECT FREQ missing",
+		"SET n 100", "OBJECT REFCOUNT n", // (its FREQ is Redis's shared object's)
+		"TTL k", "PTTL k", "EXISTS k h", "OBJECT FREQ k",
+		"CONFIG SET maxmemory-policy volatile-lfu", "OBJECT FREQ k",
+		"CONFIG SET maxmemory-policy allkeys-lru", "OBJECT FREQ k",
+		"CONFIG SET maxmemory-policy allkeys-lfu", "OBJECT FREQ k",
+		"CONFIG SET lfu-log-factor -1", "CONFIG SET lfu-decay-time x", "CONFIG SET lfu-decay-time 0",
+		"CONFIG SET maxmemory-policy noeviction", "CONFIG SET lfu-log-factor 10", "CONFIG SET lfu-decay-time 1",
+	}},
 	{"move", []string{
 		"SET k v EX 1000", "MOVE k 1", "EXISTS k", "#db 1", "GET k", "TTL k", "MOVE k 0", "#db 0", "GET k",
 		"MOVE k 0", "MOVE missing 1", "MOVE k x", "MOVE k 16", "MOVE k -1", "MOVE k 2147483648", "MOVE k 1.5", "MOVE k 01", "MOVE k -2147483649",

@@ -250,7 +250,7 @@ func cmdDump(c *cmdCtx) {
 type restoreOptions struct {
 	replace, absTTL bool
 	idle            int64 // IDLETIME seconds; -1 when not given
-	freq            int64 // FREQ; -1 when not given (no LFU here: accepted only)
+	freq            int64 // FREQ; -1 when not given
 }
 
 // parseRestore parses RESTORE's modifiers in Redis's order and words,
@@ -339,7 +339,11 @@ func cmdRestore(c *cmdCtx) {
 		c.ok()
 		return
 	}
-	if o.idle >= 0 {
+	// as Redis's objectSetLRUOrLFU: FREQ under an LFU policy, IDLETIME
+	// under any other; the other one is ignored
+	if lfu := c.srv.cfg.mem.lfu(); lfu && o.freq >= 0 {
+		c.store.SetFreq(c.db(), key, c.now, o.freq)
+	} else if !lfu && o.idle >= 0 {
 		c.store.SetIdle(c.db(), key, c.now, o.idle)
 	}
 	c.notify(notifyGeneric, "restore", key)

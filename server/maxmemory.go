@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +37,8 @@ type memConfig struct {
 	policy    atomic.Uint32 // a store.Policy
 	samples   atomic.Int64  // maxmemory-samples
 	tenacity  atomic.Int64  // maxmemory-eviction-tenacity, 0..100
+	lfuLog    atomic.Int64  // lfu-log-factor
+	lfuDecay  atomic.Int64  // lfu-decay-time, minutes
 }
 
 func (m *memConfig) load(o Options) {
@@ -50,13 +51,26 @@ func (m *memConfig) load(o Options) {
 	}
 	m.samples.Store(int64(o.MaxMemorySamples))
 	m.tenacity.Store(defaultEvictTenacity)
+	m.lfuLog.Store(store.DefaultLFULogFactor)
+	m.lfuDecay.Store(store.DefaultLFUDecayTime)
 }
 
-// lruPolicy reports whether maxmemory is set with a policy that needs each
-// key's own LRU clock (Redis's MAXMEMORY_FLAG_NO_SHARED_INTEGERS).
-func (m *memConfig) lruPolicy() bool {
+// lfu reports whether maxmemory-policy is one of the LFU policies.
+func (m *memConfig) lfu() bool { return store.Policy(m.policy.Load()).LFU() }
+
+// ownClockPolicy reports whether maxmemory is set with a policy that needs
+// each key's own access field, LRU or LFU (Redis's
+// MAXMEMORY_FLAG_NO_SHARED_INTEGERS).
+func (m *memConfig) ownClockPolicy() bool {
 	p := store.Policy(m.policy.Load())
-	return m.maxMemory.Load() != 0 && (p == store.AllKeysLRU || p == store.VolatileLRU)
+	return m.maxMemory.Load() != 0 && (p == store.AllKeysLRU || p == store.VolatileLRU || p.LFU())
+}
+
+// applyLFU tells the store what its keys' access fields count: under an
+// LFU policy, accesses with the lfu-log-factor and lfu-decay-time settings.
+func (s *Server) applyLFU() {
+	m := &s.cfg.mem
+	s.store.SetLFU(m.lfu(), m.lfuLog.Load(), m.lfuDecay.Load())
 }
 
 // policyName is maxmemory-policy as CONFIG GET and INFO print it.
@@ -138,16 +152,14 @@ var memorySettings = []configParam{
 		}},
 	{Setting: config.Setting{Name: "maxmemory-policy", Default: "noeviction",
 		Type: config.Enum{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"},
-		Help: "what to evict at maxmemory: noeviction, allkeys-lru, allkeys-random, volatile-lru, volatile-random or volatile-ttl"},
+		Help: "what to evict at maxmemory: noeviction, allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, volatile-lfu, volatile-random or volatile-ttl"},
 		get: func(s *Server) string { return s.cfg.mem.policyName() },
-		set: setMaxMemoryPolicy,
-		opt: func(o *Options, v config.Value) string {
-			if _, ok := store.ParsePolicy(v.S); !ok {
-				return errLFU
-			}
-			o.MaxMemoryPolicy = v.S
-			return ""
-		}},
+		apply: func(s *Server, v config.Value) {
+			p, _ := store.ParsePolicy(v.S) // the Enum type checked the name
+			s.cfg.mem.policy.Store(uint32(p))
+			s.applyLFU()
+		},
+		opt: func(o *Options, v config.Value) string { o.MaxMemoryPolicy = v.S; return "" }},
 	atomicInt(config.Setting{Name: "maxmemory-samples", Default: "5", Type: config.Int{Min: 1, Max: math.MaxInt32},
 		Help: "keys sampled per eviction"},
 		func(s *Server) *atomic.Int64 { return &s.cfg.mem.samples },
@@ -155,25 +167,25 @@ var memorySettings = []configParam{
 	atomicInt(config.Setting{Name: "maxmemory-eviction-tenacity", Default: "10", Type: config.Int{Max: 100},
 		Help: "how long an eviction cycle may run, 0 to 100"},
 		func(s *Server) *atomic.Int64 { return &s.cfg.mem.tenacity }),
+	lfuSetting(config.Setting{Name: "lfu-log-factor", Default: "10", Type: config.Int{Max: math.MaxInt32},
+		Help: "how slowly LFU access counters grow: an access adds one with probability 1/((counter-5)*factor+1)"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.lfuLog }),
+	lfuSetting(config.Setting{Name: "lfu-decay-time", Default: "1", Type: config.Int{Max: math.MaxInt32},
+		Help: "minutes after which an LFU access counter loses one; 0 never decays"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.mem.lfuDecay }),
+}
+
+// lfuSetting is an LFU parameter: stored, then passed on to the store.
+func lfuSetting(st config.Setting, field func(s *Server) *atomic.Int64) configParam {
+	p := atomicInt(st, field)
+	p.apply = func(s *Server, v config.Value) {
+		field(s).Store(v.N)
+		s.applyLFU()
+	}
+	return p
 }
 
 func init() { registerSettings(memorySettings...) }
-
-const errLFU = "loopkv does not implement LFU eviction: use allkeys-lru or volatile-lru"
-
-// setMaxMemoryPolicy is CONFIG SET maxmemory-policy. Redis's LFU policies
-// are refused with their own message: the store keeps no access counts.
-func setMaxMemoryPolicy(s *Server, v string) string {
-	p, ok := store.ParsePolicy(v)
-	if !ok {
-		if strings.EqualFold(v, "allkeys-lfu") || strings.EqualFold(v, "volatile-lfu") {
-			return errLFU
-		}
-		return "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"
-	}
-	s.cfg.mem.policy.Store(uint32(p))
-	return ""
-}
 
 // applySoftMemoryLimit derives the Go runtime's soft memory limit from
 // maxmemory, so that the collector works harder as the heap nears what the

@@ -111,28 +111,26 @@ func TestNoEvictionRefusesDenyOOMCommandsButNotReadsOrDel(t *testing.T) {
 // and a key read all along survives while ten times the limit is written.
 func TestAllKeysLRUEvictsAndKeepsTheKeyInUse(t *testing.T) {
 	m := newMemServer(Options{MaxMemory: 20 << 10, MaxMemoryPolicy: "allkeys-lru"})
-	if r := m.do(t, "SET hot h"); r != "+OK\r\n" {
-		t.Fatal(r)
-	}
-	val := strings.Repeat("v", 100)
-	for i := 0; i < 1000; i++ {
-		m.now += 1000
-		if r := m.do(t, "SET k"+strconv.Itoa(i), val); r != "+OK\r\n" {
-			t.Fatalf("SET k%d = %q", i, r)
-		}
-		if r := m.do(t, "GET hot"); r != "$1\r\nh\r\n" {
-			t.Fatalf("GET hot after %d SETs = %q", i+1, r)
-		}
-		if used := m.s.store.UsedMemory(); used > 20<<10+300 {
-			t.Fatalf("used %d after %d SETs, limit %d", used, i+1, 20<<10)
-		}
-	}
+	m.writeAndReadHot(t, 1)
 	st := m.s.store.Stats()
 	if st.DBs[0].Keys >= 1000 || st.EvictedKeys != int64(1001-st.DBs[0].Keys) {
 		t.Errorf("%d keys left, evicted_keys %d", st.DBs[0].Keys, st.EvictedKeys)
 	}
 	if r := m.do(t, "INFO stats"); !strings.Contains(r, fmt.Sprintf("evicted_keys:%d\r\n", st.EvictedKeys)) {
 		t.Errorf("INFO stats lacks evicted_keys:%d", st.EvictedKeys)
+	}
+}
+
+// allkeys-lfu evicts by access counts: a key read on every step outlives
+// a thousand keys written once, over 16 minutes of counter decay.
+func TestAllKeysLFUEvictsAndKeepsTheKeyInUse(t *testing.T) {
+	m := newMemServer(Options{MaxMemory: 20 << 10, MaxMemoryPolicy: "allkeys-lfu"})
+	m.writeAndReadHot(t, 2)
+	if r := m.do(t, "OBJECT FREQ hot"); len(r) < 2 || r[0] != ':' || atoiOr(r[1:len(r)-2]) <= store.LFUInitVal {
+		t.Errorf("OBJECT FREQ hot = %q, want above the new keys' 5", r)
+	}
+	if st := m.s.store.Stats(); st.EvictedKeys < 500 {
+		t.Errorf("evicted_keys %d", st.EvictedKeys)
 	}
 }
 
@@ -184,8 +182,11 @@ func TestMaxMemoryConfigSetGetAndInfo(t *testing.T) {
 		{"CONFIG GET maxmemory-samples", "*2\r\n$17\r\nmaxmemory-samples\r\n$2\r\n10\r\n"},
 		{"CONFIG SET maxmemory 2k", "+OK\r\n"},
 		{"CONFIG GET maxmemory", "*2\r\n$9\r\nmaxmemory\r\n$4\r\n2000\r\n"},
-		{"CONFIG SET maxmemory-policy allkeys-lfu", "-ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - loopkv does not implement LFU eviction: use allkeys-lru or volatile-lru\r\n"},
-		{"CONFIG GET maxmemory-policy", "*2\r\n$16\r\nmaxmemory-policy\r\n$11\r\nallkeys-lru\r\n"},
+		{"CONFIG SET maxmemory-policy allkeys-lfu", "+OK\r\n"},
+		{"CONFIG GET maxmemory-policy", "*2\r\n$16\r\nmaxmemory-policy\r\n$11\r\nallkeys-lfu\r\n"},
+		{"CONFIG SET maxmemory-policy VOLATILE-LFU", "+OK\r\n"},
+		{"CONFIG GET maxmemory-policy", "*2\r\n$16\r\nmaxmemory-policy\r\n$12\r\nvolatile-lfu\r\n"},
+		{"CONFIG SET maxmemory-policy allkeys-lru", "+OK\r\n"},
 	}
 	for i, tt := range steps {
 		if r := m.do(t, tt.line); r != tt.want {
@@ -394,4 +395,38 @@ func TestSoftMemoryLimitFollowsMaxMemory(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Fatalf("runtime limit = %d after maxmemory 0", got)
 	}
+}
+
+// writeAndReadHot sets hot, then, a second apart, a thousand 100-byte
+// keys, reading hot gets times after each: hot must never be evicted, and
+// used memory must stay at the 20 KiB limit.
+func (m *memServer) writeAndReadHot(t *testing.T, gets int) {
+	t.Helper()
+	if r := m.do(t, "SET hot h"); r != "+OK\r\n" {
+		t.Fatal(r)
+	}
+	val := strings.Repeat("v", 100)
+	for i := 0; i < 1000; i++ {
+		m.now += 1000
+		if r := m.do(t, "SET k"+strconv.Itoa(i), val); r != "+OK\r\n" {
+			t.Fatalf("SET k%d = %q", i, r)
+		}
+		for range gets {
+			if r := m.do(t, "GET hot"); r != "$1\r\nh\r\n" {
+				t.Fatalf("GET hot after %d SETs = %q", i+1, r)
+			}
+		}
+		if used := m.s.store.UsedMemory(); used > 20<<10+300 {
+			t.Fatalf("used %d after %d SETs, limit %d", used, i+1, 20<<10)
+		}
+	}
+}
+
+// atoiOr is strconv.Atoi of s, -1 when it is no number.
+func atoiOr(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }

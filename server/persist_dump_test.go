@@ -88,6 +88,16 @@ func TestRestoreErrorsMatchRedis(t *testing.T) {
 			{"RESTORE", "k3", "100000", payload, "replace", "absttl"}, {"EXISTS", "k3"},
 			{"RESTORE", "k4", "100000", payload}, {"TTL", "k4"},
 			{"DEL", "k", "k2", "k4"},
+			// under an LFU policy FREQ sets the counter and IDLETIME is
+			// ignored (the key starts at LFU_INIT_VAL), as objectSetLRUOrLFU
+			{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"},
+			{"RESTORE", "k", "0", payload, "FREQ", "100"}, {"OBJECT", "FREQ", "k"},
+			{"RESTORE", "k2", "0", payload, "IDLETIME", "1000"}, {"OBJECT", "FREQ", "k2"},
+			{"RESTORE", "k4", "0", payload, "FREQ", "0"}, {"OBJECT", "FREQ", "k4"}, {"OBJECT", "IDLETIME", "k4"},
+			{"RESTORE", "k", "0", payload, "FREQ", "255", "REPLACE"}, {"OBJECT", "FREQ", "k"},
+			{"CONFIG", "SET", "maxmemory-policy", "noeviction"},
+			{"RESTORE", "k5", "0", payload, "FREQ", "100"}, {"OBJECT", "FREQ", "k5"},
+			{"DEL", "k", "k2", "k4", "k5"},
 		} {
 			if args[0] == "~ OBJECT" { // idle times may differ by a second
 				args[0] = "OBJECT"

@@ -13,15 +13,26 @@ import (
 
 // saveJob is a snapshot on its way to a file.
 type saveJob struct {
-	sn      *store.Snapshot
-	usedMem int64
+	sn         *store.Snapshot
+	usedMem    int64
+	idle, freq bool // write each key's IDLE or FREQ (rdbAccess)
 }
 
 // snapshotForSave takes the snapshot a save writes: O(shards) for the
 // store; writes after it do not change what it holds. Called under
 // persist.mu, at the save's instant.
 func (s *Server) snapshotForSave() saveJob {
-	return saveJob{sn: s.store.Snapshot(), usedMem: s.store.UsedMemory()}
+	j := saveJob{sn: s.store.Snapshot(), usedMem: s.store.UsedMemory()}
+	j.idle, j.freq = s.rdbAccess()
+	return j
+}
+
+// rdbAccess says which access field a saved key carries, as Redis's
+// rdbSaveKeyValuePair decides by maxmemory-policy alone: its idle time
+// under the LRU policies, its LFU counter under the LFU ones.
+func (s *Server) rdbAccess() (idle, freq bool) {
+	p := store.Policy(s.cfg.mem.policy.Load())
+	return p == store.AllKeysLRU || p == store.VolatileLRU, p.LFU()
 }
 
 // write encodes the snapshot into path with rdb.WriteFile (a temporary
@@ -36,7 +47,8 @@ func (j saveJob) write(p *persistState, path string, compress, checksum bool) er
 		p.lastCow.Store(j.sn.ClonedBytes())
 		j.sn.Close()
 	}()
-	_, err := rdb.WriteFile(path, j.sn, rdb.Options{Compress: compress, Checksum: checksum, UsedMem: j.usedMem, Yield: true})
+	_, err := rdb.WriteFile(path, j.sn, rdb.Options{Compress: compress, Checksum: checksum, UsedMem: j.usedMem, Yield: true,
+		Idle: j.idle, Freq: j.freq})
 	return err
 }
 

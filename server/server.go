@@ -118,6 +118,7 @@ func (s *Server) setup() {
 	if s.opts.Limits != nil {
 		s.store.SetLimits(*s.opts.Limits)
 	}
+	s.applyLFU() // maxmemory.go
 	s.acl = newACLState(s.opts.RequirePass)
 	if err := s.loadConfigUsers(); err != nil && s.obsErr == nil {
 		s.obsErr = err // acl_file.go; Serve returns it

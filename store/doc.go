@@ -113,10 +113,14 @@
 // table and summed in one atomic counter so that the server compares it with
 // maxmemory before each command without locking. The server derives the Go
 // runtime's soft memory limit from maxmemory. Evict deletes keys as Redis's
-// maxmemory-policy says (noeviction, allkeys-lru, allkeys-random,
-// volatile-lru, volatile-random, volatile-ttl): the LRU and TTL policies
-// sample maxmemory-samples keys per database into a 16-entry pool, named by
-// copies of their keys, and evict its best candidate (see evict.go).
+// maxmemory-policy says (noeviction, allkeys-lru, allkeys-lfu,
+// allkeys-random, volatile-lru, volatile-lfu, volatile-random,
+// volatile-ttl): the LRU, LFU and TTL policies sample maxmemory-samples keys
+// per database into a 16-entry pool, named by copies of their keys, and
+// evict its best candidate (see evict.go). A record's 24-bit access field
+// is the LRU clock, or under SetLFU Redis's logarithmic access counter with
+// its last decay time in minutes (see lfu.go); a lookup updates it under the
+// shard lock it already holds.
 //
 // # The change journal
 //

@@ -18,6 +18,8 @@ const (
 	VolatileLRU                  // the least recently used of the keys with a TTL
 	VolatileRandom               // a key with a TTL at random
 	VolatileTTL                  // the key with a TTL that expires soonest
+	AllKeysLFU                   // the least frequently used of any keys (lfu.go)
+	VolatileLFU                  // the least frequently used of the keys with a TTL
 )
 
 var policyNames = [...]string{
@@ -27,6 +29,8 @@ var policyNames = [...]string{
 	VolatileLRU:    "volatile-lru",
 	VolatileRandom: "volatile-random",
 	VolatileTTL:    "volatile-ttl",
+	AllKeysLFU:     "allkeys-lfu",
+	VolatileLFU:    "volatile-lfu",
 }
 
 // String returns the policy's name as maxmemory-policy spells it.
@@ -38,8 +42,7 @@ func (p Policy) String() string {
 }
 
 // ParsePolicy returns the policy named name, in any case. It reports false
-// for unknown names and for Redis's LFU policies, which the store does not
-// implement.
+// for unknown names.
 func ParsePolicy(name string) (Policy, bool) {
 	for p, n := range policyNames {
 		if strings.EqualFold(name, n) {
@@ -49,7 +52,13 @@ func ParsePolicy(name string) (Policy, bool) {
 	return NoEviction, false
 }
 
-func (p Policy) volatile() bool { return p == VolatileLRU || p == VolatileRandom || p == VolatileTTL }
+func (p Policy) volatile() bool {
+	return p == VolatileLRU || p == VolatileRandom || p == VolatileTTL || p == VolatileLFU
+}
+
+// LFU reports whether p ranks keys by access frequency: the store must
+// then count accesses (SetLFU).
+func (p Policy) LFU() bool { return p == AllKeysLFU || p == VolatileLFU }
 
 // Eviction defaults, Redis's.
 const (
@@ -87,7 +96,8 @@ func (s *Store) UsedMemory() int64 { return s.used.Load() }
 // The LRU policies keep Redis's approximation: each round samples
 // o.Samples keys per database into a pool of the 16 best candidates seen
 // so far and evicts the pool's best; volatile-ttl ranks keys by expiry
-// time instead of idle time. Only one Evict runs at a time.
+// time instead of idle time, the LFU policies by their decayed access
+// counters (which the store keeps while SetLFU is on). Only one Evict runs at a time.
 func (s *Store) Evict(now int64, o EvictOptions) (evicted int, st Status) {
 	if o.MaxMemory <= 0 || s.used.Load() <= o.MaxMemory {
 		return 0, OK
@@ -206,9 +216,12 @@ func (s *Store) populatePool(now int64, p Policy, samples int) bool {
 			found = true
 			b := t.a.at(r)
 			var idle uint64
-			if p == VolatileTTL {
+			switch {
+			case p == VolatileTTL:
 				idle = math.MaxUint64 - uint64(recExpire(b)) // soonest expiry is best
-			} else {
+			case p.LFU():
+				idle = 255 - uint64(s.lfu.decayed(recLRU(b), now)) // least used is best
+			default:
 				idle = lruIdle(clock, recLRU(b))
 			}
 			ev.insert(idle, recKeyOf(b), si, db)

@@ -260,13 +260,26 @@ func TestAccessUpdatesLRUClock(t *testing.T) {
 		{"GET", func(now int64) { get(s, 0, "k", now) }},
 		{"SET", func(now int64) { s.Set(0, key, []byte("w"), now, SetOptions{}) }},
 		{"INCRBY", func(now int64) { s.Set(0, key, []byte("1"), now, SetOptions{}); s.IncrBy(0, key, now, 1) }},
-		{"EXISTS", func(now int64) { s.Exists(0, key, now) }},
 	}
 	for i, tt := range ops {
 		now := t0 + int64(i+1)*5000
 		tt.op(now)
 		if got := lru(); got != lruClock(now) {
 			t.Errorf("#%d %s: lru = %d, want %d", i, tt.name, got, lruClock(now))
+		}
+	}
+	// EXISTS, TYPE and TTL look without touching (Redis's LOOKUP_NOTOUCH)
+	was := lru()
+	for i, op := range []func(now int64){
+		func(now int64) { s.Exists(0, key, now) },
+		func(now int64) { s.CountExisting(0, [][]byte{key, key}, now) },
+		func(now int64) { s.TypeOf(0, key, now) },
+		func(now int64) { s.ExpireAt(0, key, now) },
+		func(now int64) { s.Object(0, key, now) },
+	} {
+		op(t0 + 100_000 + int64(i)*5000)
+		if got := lru(); got != was {
+			t.Errorf("no-touch lookup #%d: lru = %d, want %d", i, got, was)
 		}
 	}
 }
@@ -300,8 +313,8 @@ var policyNameTests = []struct {
 	{"volatile-lru", VolatileLRU, true},
 	{"Volatile-Random", VolatileRandom, true},
 	{"volatile-ttl", VolatileTTL, true},
-	{"allkeys-lfu", NoEviction, false},
-	{"volatile-lfu", NoEviction, false},
+	{"allkeys-lfu", AllKeysLFU, true},
+	{"Volatile-LFU", VolatileLFU, true},
 	{"lru", NoEviction, false},
 }
 

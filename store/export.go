@@ -17,6 +17,7 @@ type Value struct {
 	Enc      Encoding // as OBJECT ENCODING names it
 	ExpireAt int64    // Unix ms; 0 for no TTL
 	Idle     int64    // seconds since the last access (RDB's IDLE); 0 from View, whose access is now
+	Freq     uint8    // the LFU counter, decayed to the view's instant (RDB's FREQ); meaningful under an LFU policy only
 	// Raw is a string's bytes (an int-encoded one as its decimal text), or
 	// the listpack or intset of a compact aggregate, in Redis's byte
 	// format; nil for the hashtable, quicklist and skiplist encodings.
@@ -27,15 +28,16 @@ type Value struct {
 	num [2][20]byte // scratch for integers of compact values
 }
 
-// fill makes v the view of key record b of table t; clock is the LRU clock
-// of the view's instant.
-func (v *Value) fill(t *keyTable, b []byte, clock uint32) {
+// fill makes v the view of key record b of table t at Unix ms now, m the
+// store's LFU settings.
+func (v *Value) fill(t *keyTable, b []byte, now int64, m *lfuMode) {
 	v.t = t
 	v.Key = recKeyOf(b)
 	v.Type = recType(b)
 	v.Enc = recEnc(b)
 	v.ExpireAt = recExpire(b)
-	v.Idle = int64(lruIdle(clock, recLRU(b)) / lruClockResolution)
+	v.Idle = int64(lruIdle(lruClock(now), recLRU(b)) / lruClockResolution)
+	v.Freq = m.decayed(recLRU(b), now)
 	v.val = recVal(b)
 	v.Raw = nil
 	switch {
@@ -165,7 +167,7 @@ func (s *Store) View(db int, key []byte, now int64, fn func(v *Value)) bool {
 		return false
 	}
 	v := &k.sh.view
-	v.fill(k.t, k.rec(), lruClock(now))
+	v.fill(k.t, k.rec(), now, &s.lfu)
 	fn(v)
 	*v = Value{}
 	return true

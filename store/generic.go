@@ -20,31 +20,32 @@ func (s *Store) DelKeys(db int, keys [][]byte, now int64) int {
 }
 
 // CountExisting returns how many of keys exist, at one instant; a key named
-// twice counts twice, as EXISTS does.
+// twice counts twice, as EXISTS does. It leaves their access fields alone.
 func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 	var m shardSet
 	s.lockKeysRead(&m, keys)
 	defer s.unlockSet(&m)
 	n := 0
 	for _, key := range keys {
-		if k := s.findRead(db, key, now, true); k.exists() {
+		slot := KeySlot(key) // as Redis's LOOKUP_NOTOUCH: EXISTS is no access
+		if k := s.lookupTouch(&s.shards[s.shardOf(slot)], db, key, slot, now, true, false); k.exists() {
 			n++
 		}
 	}
 	return n
 }
 
-// Exists reports whether key exists.
+// Exists reports whether key exists, leaving its access field alone.
 func (s *Store) Exists(db int, key []byte, now int64) bool {
-	k := s.acquireRead(db, key, now)
+	k := s.acquirePeek(db, key, now)
 	defer k.release()
 	return k.exists()
 }
 
 // TypeOf returns key's type, TypeNone when it does not exist. It counts as
-// a keyspace read, as TYPE does in Redis.
+// a keyspace read but not as an access, as TYPE does in Redis.
 func (s *Store) TypeOf(db int, key []byte, now int64) Type {
-	k := s.acquireRead(db, key, now)
+	k := s.acquirePeek(db, key, now)
 	defer k.release()
 	return k.kind()
 }
@@ -57,12 +58,13 @@ func (s *Store) Type(db int, key []byte, now int64) string { return s.TypeOf(db,
 type ObjectInfo struct {
 	Type     Type
 	Encoding Encoding
-	Idle     int64 // ms since the last access, before this one
+	Idle     int64 // ms since the last access, before this one (the LRU policies)
+	Freq     uint8 // the LFU counter, decayed to now (the LFU policies)
 	Int      int64 // the value of a string encoded as EncInt
 }
 
-// Object returns key's type, encoding and idle time without touching its
-// LRU clock, as OBJECT does; it counts as a keyspace read. ok is false
+// Object returns key's type, encoding, idle time and access frequency
+// without touching its access field, as OBJECT does; it counts as a keyspace read. ok is false
 // when key does not exist.
 func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	slot := KeySlot(key)
@@ -81,7 +83,8 @@ func (s *Store) Object(db int, key []byte, now int64) (ObjectInfo, bool) {
 	}
 	sh.hits++
 	b := t.a.at(r)
-	info := ObjectInfo{Type: recType(b), Encoding: recEnc(b), Idle: int64(lruIdle(lruClock(now), recLRU(b)))}
+	info := ObjectInfo{Type: recType(b), Encoding: recEnc(b), Idle: int64(lruIdle(lruClock(now), recLRU(b))),
+		Freq: s.lfu.decayed(recLRU(b), now)}
 	if info.Type == TypeString && info.Encoding == EncInt {
 		info.Int, _ = ParseInt(recVal(b))
 	}

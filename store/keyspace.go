@@ -43,6 +43,7 @@ type keyspace struct {
 	rehashNext atomic.Uint64  // next shard RehashCycle visits
 
 	limits atomic.Pointer[Limits] // nil: DefaultLimits
+	lfu    lfuMode                // what access fields count (lfu.go)
 
 	// used is the sum of every shard's acct.used, so that UsedMemory reads
 	// it without locking.
@@ -82,6 +83,8 @@ func New(opts Options) *Store {
 		sh.rnd = uint64(i)*0x9E3779B97F4A7C15 | 1
 	}
 	s.evict.rnd = uint64(len(s.shards))*0x9E3779B97F4A7C15 | 1
+	s.lfu.logFactor.Store(DefaultLFULogFactor)
+	s.lfu.decayTime.Store(DefaultLFUDecayTime)
 	return s
 }
 
@@ -260,6 +263,15 @@ func (s *Store) acquireRead(db int, key []byte, now int64) kv {
 	return s.lookup(sh, db, key, slot, now, true)
 }
 
+// acquirePeek is acquireRead that leaves the key's access field alone,
+// as Redis's LOOKUP_NOTOUCH lookups (EXISTS, TYPE, TTL) do.
+func (s *Store) acquirePeek(db int, key []byte, now int64) kv {
+	slot := KeySlot(key)
+	sh := &s.shards[s.shardOf(slot)]
+	s.lockShard(sh)
+	return s.lookupTouch(sh, db, key, slot, now, true, false)
+}
+
 func (k *kv) release() { k.s.unlockShard(k.sh) }
 
 // access is what an operation on a value of one type needs of its key.
@@ -306,6 +318,12 @@ func (s *Store) findRead(db int, key []byte, now int64, read bool) kv {
 }
 
 func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, read bool) kv {
+	return s.lookupTouch(sh, db, key, slot, now, read, true)
+}
+
+// lookupTouch is lookup; touch says whether a found key counts as
+// accessed (its LRU clock or LFU counter).
+func (s *Store) lookupTouch(sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) kv {
 	k := kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now, db: db}
 	k.r = k.t.keys.find(&k.t.a, k.h, key)
 	if k.r != noRef {
@@ -313,8 +331,8 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 		if k.t.expired(b, now) {
 			s.expireRec(sh, k.t, db, k.r)
 			k.r = noRef
-		} else {
-			setRecLRU(b, lruClock(now))
+		} else if touch {
+			setRecLRU(b, s.accessField(sh, recLRU(b), now))
 		}
 	}
 	if read {
@@ -368,7 +386,7 @@ func (k *kv) setTTL(at int64) { k.t.setTTL(k.r, at) }
 // its key: a []byte field beside the shard pointer would make every key
 // argument escape to the heap.)
 func (k *kv) create(key []byte, t Type, e Encoding, val []byte, vcap int, at int64) {
-	r, b := k.t.newRec(k.h, key, t, e, len(val), max(vcap, len(val)), lruClock(k.now))
+	r, b := k.t.newRec(k.h, key, t, e, len(val), max(vcap, len(val)), k.s.newField(k.now))
 	copy(b[keyHdr+len(key):], val)
 	k.t.insert(r, k.h, k.slot, k.s.sbits, at)
 	k.r = r

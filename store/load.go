@@ -31,16 +31,22 @@ func loadClock() int64 { return time.Now().UnixMilli() }
 // before now (RESTORE's IDLETIME, RDB's IDLE opcode), without counting an
 // access, and reports whether key exists.
 func (s *Store) SetIdle(db int, key []byte, now, idle int64) bool {
+	return s.setAccess(db, key, now, lruClock(now-max(idle, 0)*lruClockResolution))
+}
+
+// setAccess sets key's access field (LRU clock or LFU counter) to field
+// and reports whether key exists at now.
+func (s *Store) setAccess(db int, key []byte, now int64, field uint32) bool {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
-	s.lockShard(sh) // the LRU clock is no part of a snapshot's image: nothing to save
+	s.lockShard(sh) // the access field is no part of a snapshot's image: nothing to save
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
 	if r == noRef || t.expired(t.a.at(r), now) {
 		return false
 	}
-	setRecLRU(t.a.at(r), lruClock(now-max(idle, 0)*lruClockResolution))
+	setRecLRU(t.a.at(r), field)
 	return true
 }
 

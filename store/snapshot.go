@@ -17,7 +17,7 @@ type Snapshot struct {
 	ks     *keyspace
 	st     *Store // a view with no journal, for the copies
 	dbs    int
-	clock  uint32 // LRU clock at the snapshot's instant, for Value.Idle
+	now    int64 // the snapshot's instant (Unix ms), for Value.Idle and Value.Freq
 	counts []DBStats
 	// walks has one entry per table, shard*dbs + db, nil for a table that
 	// was empty at the instant; an entry is guarded by its shard's lock.
@@ -112,7 +112,7 @@ func (s *Store) SnapshotAt(now int64) *Snapshot {
 		ks:     s.keyspace,
 		st:     &Store{keyspace: s.keyspace},
 		dbs:    s.databases,
-		clock:  lruClock(now),
+		now:    now,
 		counts: make([]DBStats, s.databases),
 		walks:  make([]*tableWalk, len(s.shards)*s.databases),
 	}
@@ -393,7 +393,7 @@ func (sn *Snapshot) Each(fn func(db int, v *Value) error) error {
 func (sn *Snapshot) emit(db int, rb *recBuf, v *Value, fn func(db int, v *Value) error) error {
 	var err error
 	rb.each(func(t *keyTable, b []byte) bool {
-		v.fill(t, b, sn.clock)
+		v.fill(t, b, sn.now, &sn.ks.lfu)
 		err = fn(db, v)
 		return err == nil
 	})

@@ -84,7 +84,7 @@ func liveDump(s *Store) map[string]string {
 		for db := range sh.dbs {
 			t := &sh.dbs[db]
 			t.keys.each(&t.a, func(r ref) bool {
-				v.fill(t, t.a.at(r), 0)
+				v.fill(t, t.a.at(r), 0, &s.lfu)
 				m[fmt.Sprintf("%d/%s", db, v.Key)] = canonValue(&v)
 				return true
 			})

@@ -30,7 +30,8 @@ var maxMemoryFlagTests = []struct {
 	{[]string{"--maxmemory", "ten"}, 0, "", 0, false},
 	{[]string{"--maxmemory", "-1"}, 0, "", 0, false},
 	{[]string{"--maxmemory", "1tb"}, 0, "", 0, false},
-	{[]string{"--maxmemory-policy", "allkeys-lfu"}, 0, "", 0, false},
+	{[]string{"--maxmemory-policy", "allkeys-lfu"}, 0, "allkeys-lfu", 5, true},
+	{[]string{"--maxmemory-policy", "Volatile-LFU", "--lfu-log-factor", "0"}, 0, "volatile-lfu", 5, true},
 	{[]string{"--maxmemory-policy", "lru"}, 0, "", 0, false},
 	{[]string{"--maxmemory-samples", "0"}, 0, "", 0, false},
 }
