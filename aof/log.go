@@ -108,7 +108,8 @@ type Log struct {
 	done     chan struct{}   // closed when the writer goroutine has ended
 
 	durable   atomic.Uint64
-	waiting   atomic.Bool // the first base is being written: hold Durable (AOF_WAIT_REWRITE)
+	wakeAt    atomic.Uint64 // the sequence from which Append wakes the writer (gatherWait)
+	waiting   atomic.Bool   // the first base is being written: hold Durable (AOF_WAIT_REWRITE)
 	onDurable atomic.Pointer[func(uint64)]
 
 	// owned by the writer goroutine
@@ -118,6 +119,11 @@ type Log struct {
 	held     uint64   // the sequence written while waiting, published once the log is loadable
 	postpone time.Time
 	closeErr error
+
+	// group gathering (writer.go, gatherWait)
+	gathered   time.Time // zero, or until when the next group may wait
+	gatherFrom uint64    // the last sequence of the group before
+	gatherWant uint64    // how many sequences after gatherFrom the next group waits for
 
 	st stats
 
@@ -420,9 +426,11 @@ func (l *Log) Append(cmds []byte) uint64 {
 		l.buf = append(l.buf, cmds...)
 	}
 	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
+	if seq >= l.wakeAt.Load() { // else the writer is gathering and wants more first
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
 	}
 	return seq
 }

@@ -18,6 +18,21 @@ var (
 	everySecPeriod = time.Second
 )
 
+// Group gathering (Always). Right after an fsync the clients whose replies
+// it released send their next writes, over the time the loops and the
+// clients take to turn around; an fsync started at the first of them
+// covers few, and the rest wait for the one after (the groups split into
+// cohorts that alternate). So the writer waits, after each fsync, up to
+// gatherFrac of that fsync's duration (at most gatherMax) for as many
+// changes as the group it just made durable plus those that were waiting
+// for it, and fsyncs as soon as they are in. Fewer, larger groups cost
+// less kernel time per change (an fdatasync costs ~85 µs of CPU here
+// whatever it covers). The wait is the writer's; no loop waits.
+var (
+	gatherFrac = 0.5
+	gatherMax  = 2 * time.Millisecond
+)
+
 // maxSpare is the largest buffer the writer keeps for reuse.
 const maxSpare = 64 << 20
 
@@ -43,6 +58,10 @@ func (l *Log) run() {
 	defer t.Stop()
 	g := group{cut: -1}
 	var again *time.Timer
+	gather := time.NewTimer(time.Hour)
+	gather.Stop()
+	defer gather.Stop()
+	var gatherC <-chan time.Time // set while a gather timer runs
 	for {
 		var againC <-chan time.Time
 		if again != nil {
@@ -57,6 +76,9 @@ func (l *Log) run() {
 			}
 		case <-againC:
 			again = nil
+		case <-gatherC:
+			gatherC = nil
+			l.gathered = time.Time{} // the wait is over: fsync what is there
 		case flushed = <-l.flushReq:
 		}
 		if l.closing() {
@@ -70,10 +92,50 @@ func (l *Log) run() {
 			flushed <- l.flushSync(&g)
 			continue
 		}
-		if wait := l.flush(&g, false); wait > 0 && again == nil {
+		var wait time.Duration
+		if l.gatherWait(&g) == 0 {
+			wait = l.flush(&g, false)
+		}
+		if d := l.gatherWait(&g); d > 0 { // after a group, flush stops to gather the next
+			gather.Reset(d)
+			gatherC = gather.C
+		} else if gatherC != nil {
+			gather.Stop()
+			gatherC = nil
+		}
+		if wait > 0 && again == nil {
 			again = time.NewTimer(wait)
 		}
 	}
+}
+
+// gatherWait reports how much longer the writer waits before it takes the
+// next group (Always, right after an fsync), or 0 to take it now. While it
+// waits, Append wakes the writer only once the group is complete (wakeAt).
+func (l *Log) gatherWait(g *group) time.Duration {
+	if !l.gathered.IsZero() && l.policy() == Always && len(g.data) == 0 && g.cut < 0 {
+		l.wakeAt.Store(l.gatherFrom + l.gatherWant)
+		l.mu.Lock()
+		n, cut := l.seq-l.gatherFrom, l.cut
+		l.mu.Unlock()
+		if left := time.Until(l.gathered); cut < 0 && n < l.gatherWant && left > 0 {
+			return left
+		}
+	}
+	l.gathered = time.Time{}
+	l.wakeAt.Store(0)
+	return 0
+}
+
+// noteGroup records, after the fsync that made seq durable (the group
+// from prev+1), what the next group waits for (gatherWait).
+func (l *Log) noteGroup(prev, seq uint64, took time.Duration) {
+	l.mu.Lock()
+	waiting := l.seq - seq
+	l.mu.Unlock()
+	l.gatherFrom = seq
+	l.gatherWant = seq - prev + waiting
+	l.gathered = time.Now().Add(min(time.Duration(float64(took)*gatherFrac), gatherMax))
 }
 
 // flushSync serves Flush: it writes everything, whatever the policy, and
@@ -115,8 +177,8 @@ func (l *Log) flush(g *group, force bool) time.Duration {
 			l.drop(g)
 			return 0
 		}
-		if len(g.data) == 0 && g.cut < 0 && !l.take(g) {
-			return 0
+		if len(g.data) == 0 && g.cut < 0 && (!force && l.gatherWait(g) > 0 || !l.take(g)) {
+			return 0 // run waits for more (gatherWait) or for appends
 		}
 		if l.policy() == EverySec && !force && g.cut < 0 && l.st.bioPending.Load() != 0 {
 			if l.postpone.IsZero() {
@@ -211,7 +273,12 @@ func (l *Log) write(g *group, end int, seq uint64) bool {
 	l.st.writeFailed.Store(false)
 	if l.policy() == Always {
 		l.st.fsyncs.Add(1)
-		if err := fdatasync(l.f); err != nil {
+		start := time.Now()
+		err := fdatasync(l.f)
+		if err == nil && seq > l.durable.Load() {
+			l.noteGroup(max(l.durable.Load(), l.held), seq, time.Since(start))
+		}
+		if err != nil {
 			// Redis exits here: after a failed fsync the page cache cannot
 			// be trusted, so nothing later is ever reported durable.
 			l.recordWriteError(err, false)

@@ -166,3 +166,103 @@ func TestSetFsyncAlwaysFsyncsEachGroup(t *testing.T) {
 		t.Fatalf("%d fsyncs after SetFsync(Always) and one append, want 1", n)
 	}
 }
+
+// TestGatherWaitsForTheNextGroup drives the writer's gathering on a log
+// with no writer goroutine: after a group of 20 with 10 waiting, the next
+// waits for 30 changes (Append wakes the writer only at the 30th), and not
+// past its deadline, a rewrite's cut or a policy other than Always.
+func TestGatherWaitsForTheNextGroup(t *testing.T) {
+	oldFrac, oldMax := gatherFrac, gatherMax
+	gatherFrac, gatherMax = 1, time.Hour
+	defer func() { gatherFrac, gatherMax = oldFrac, oldMax }()
+	l := &Log{cut: -1, wake: make(chan struct{}, 1)}
+	l.fsync.Store(int32(Always))
+	woken := func() bool {
+		select {
+		case <-l.wake:
+			return true
+		default:
+			return false
+		}
+	}
+	gather := func(prev, seq, waiting uint64, took time.Duration) {
+		l.seq = seq + waiting
+		l.noteGroup(prev, seq, took)
+	}
+	var g group
+	g.cut = -1
+
+	gather(0, 20, 10, time.Hour)
+	if d := l.gatherWait(&g); d <= 0 || l.wakeAt.Load() != 50 {
+		t.Fatalf("10 of 30 in: wait %v, wakeAt %d; want a wait until seq 50", d, l.wakeAt.Load())
+	}
+	for range 19 {
+		l.Append(set60)
+	}
+	if woken() || l.gatherWait(&g) <= 0 {
+		t.Fatal("29 of 30 in: the writer was woken or stopped waiting")
+	}
+	l.Append(set60)
+	if !woken() || l.gatherWait(&g) != 0 || l.wakeAt.Load() != 0 {
+		t.Fatalf("30 of 30 in: the writer was not woken, or still waits (wakeAt %d)", l.wakeAt.Load())
+	}
+	l.Append(set60)
+	if !woken() {
+		t.Fatal("an append after the gather did not wake the writer")
+	}
+
+	gather(50, 60, 0, 0) // the wait is 0: past its deadline at once
+	if d := l.gatherWait(&g); d != 0 {
+		t.Fatalf("past the deadline: wait %v", d)
+	}
+	gather(50, 60, 0, time.Hour)
+	l.cut = 0
+	if d := l.gatherWait(&g); d != 0 || l.wakeAt.Load() != 0 {
+		t.Fatalf("with a rewrite's cut pending: wait %v", d)
+	}
+	l.cut = -1
+	gather(50, 60, 0, time.Hour)
+	l.fsync.Store(int32(EverySec))
+	if d := l.gatherWait(&g); d != 0 || l.wakeAt.Load() != 0 {
+		t.Fatalf("with everysec: wait %v", d)
+	}
+}
+
+// TestAlwaysGroupsEndWhenFewerChangesCome runs clients that each wait for
+// their change to be durable before the next (pipeline 1) and then stop at
+// different times, so groups wait for changes that never come: the gather
+// deadline must end each wait (the once-a-second ticker is off here).
+func TestAlwaysGroupsEndWhenFewerChangesCome(t *testing.T) {
+	oldFrac, oldMax, oldTick := gatherFrac, gatherMax, everySecPeriod
+	gatherFrac, gatherMax, everySecPeriod = 1e9, 20*time.Millisecond, time.Hour
+	defer func() { gatherFrac, gatherMax, everySecPeriod = oldFrac, oldMax, oldTick }()
+	l, err := Open(Options{Dir: t.TempDir(), Fsync: Always})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	const clients = 8
+	done := make(chan uint64, clients)
+	for c := range clients {
+		go func() {
+			var seq uint64
+			for range 5 + 3*c {
+				seq = l.Append(set60)
+				deadline := time.Now().Add(10 * time.Second)
+				for l.Durable() < seq && time.Now().Before(deadline) {
+					time.Sleep(100 * time.Microsecond)
+				}
+				if l.Durable() < seq {
+					done <- seq
+					return
+				}
+			}
+			done <- 0
+		}()
+	}
+	for range clients {
+		if seq := <-done; seq != 0 {
+			t.Fatalf("change %d not durable after 10 s (durable %d)", seq, l.Durable())
+		}
+	}
+}
