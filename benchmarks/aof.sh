@@ -17,10 +17,11 @@
 #
 #   benchmarks/aof.sh
 #   QUICK=1 benchmarks/aof.sh      # a smoke run: one short repetition
+#   LOOPKV_B=/tmp/loopkv-other benchmarks/aof.sh   # and a second loopkv build, in turn
 #
 # Knobs: CONNS=50 PIPELINE=1 DURATION=5s REPS=3 KEYS=100000 VALUE_SIZE=64
 # MODES="no everysec always" RUN_TIMEOUT=120 SERVER_CPU=0 CLIENT_CPU=1
-# BIN=bin OUT=benchmarks/results GO=go
+# LOOPKV_B= BIN=bin OUT=benchmarks/results GO=go
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NAME=aof
@@ -35,6 +36,7 @@ REPS=${REPS:-3}
 KEYS=${KEYS:-100000}
 VALUE_SIZE=${VALUE_SIZE:-64}
 MODES=${MODES:-no everysec always}
+LOOPKV_B=${LOOPKV_B:-}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -76,8 +78,10 @@ run_one() {
 	mkdir -p "$dir"
 	port=$("$BENCH" ports 1)
 	# shellcheck disable=SC2046
-	if [[ $label == loopkv ]]; then
-		launch "$label-$mode-$REP" "$port" - "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 --port "$port" \
+	if [[ $label == loopkv* ]]; then
+		local bin=$BIN/loopkv
+		[[ $label == loopkv-b ]] && bin=$LOOPKV_B
+		launch "$label-$mode-$REP" "$port" - "${PIN_SERVER[@]}" "$bin" --bind 127.0.0.1 --port "$port" \
 			--loops 1 --loglevel warning --save '' --dir "$dir" $(aof_args "$mode")
 	else
 		launch "$label-$mode-$REP" "$port" - "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$port" \
@@ -95,13 +99,14 @@ run_one() {
 for ((REP = 1; REP <= REPS; REP++)); do
 	for mode in $MODES; do
 		run_one loopkv "$mode"
+		[[ -z $LOOPKV_B ]] || run_one loopkv-b "$mode"
 		run_one redis "$mode"
 	done
 done
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(($(date -u +%s) - START))
-export ELAPSED COMMIT LOAD_BEFORE LOAD_AFTER CONNS PIPELINE DURATION REPS KEYS VALUE_SIZE MODES CMDS JSONL QUICK
+export ELAPSED COMMIT LOAD_BEFORE LOAD_AFTER CONNS PIPELINE DURATION REPS KEYS VALUE_SIZE MODES CMDS JSONL QUICK LOOPKV_B
 export MACHINE="$(machine)" VERSIONS="$(versions)"
 python3 - "$OUT/$STEM.md" <<'PY'
 import json, os, sys
@@ -131,6 +136,19 @@ for mode in modes:
         name, bl.fmt(a), bl.rng(vals(mode, "loopkv", "ops_per_s")), bl.fmt(b), bl.rng(vals(mode, "redis", "ops_per_s")),
         bl.fmt(bl.ratio(a, b), "×"), bl.fmt(ca), bl.fmt(cb), bl.fmt(bl.ratio(ca, cb), "×")))
 w()
+if E["LOOPKV_B"]:
+    w("loopkv-b is `%s`, run in turn with the two above (loopkv, loopkv-b, redis):" % E["LOOPKV_B"])
+    w()
+    w("| appendfsync | loopkv-b ops/s | loopkv-b / redis | loopkv-b CPU µs/op | loopkv-b / redis | loopkv-b / loopkv CPU |")
+    w("|---|---|---|---|---|---|")
+    for mode in modes:
+        a, b = m(mode, "loopkv-b", "ops_per_s"), m(mode, "redis", "ops_per_s")
+        ca, cb = m(mode, "loopkv-b", "server_cpu_per_op_us"), m(mode, "redis", "server_cpu_per_op_us")
+        name = "appendonly no" if mode == "no" else mode
+        w("| %s | %s (%s) | %s | %s | %s | %s |" % (
+            name, bl.fmt(a), bl.rng(vals(mode, "loopkv-b", "ops_per_s")), bl.fmt(bl.ratio(a, b), "×"), bl.fmt(ca),
+            bl.fmt(bl.ratio(ca, cb), "×"), bl.fmt(bl.ratio(ca, m(mode, "loopkv", "server_cpu_per_op_us")), "×")))
+    w()
 def verdict(ok):
     return "n/a" if ok is None else ("met" if ok else "**not met**")
 ra = bl.ratio(m("always", "loopkv", "ops_per_s"), m("always", "redis", "ops_per_s"))
