@@ -277,9 +277,6 @@ func (s *Server) loadAOF() (bool, error) {
 		s.log.Error("Can't open the append-only file", zap.Error(err))
 		return true, err
 	}
-	p := &s.persist
-	p.loading.Store(true)
-	defer p.loading.Store(false)
 	start := time.Now()
 	st, err := l.Load(s.loadAOFBase, s.aofApplier())
 	if err != nil {
@@ -311,7 +308,7 @@ func (s *Server) loadAOFBase(r io.Reader, _ bool) error {
 // time as it goes. An unknown command or a wrong arity fails the load;
 // other errors are replies the original run got too.
 func (s *Server) aofApplier() func(args [][]byte) error {
-	cl := &client{authed: true, proto: 2, ctx: new(cmdCtx)}
+	cl := &client{authed: true, proto: 2, ctx: &cmdCtx{replay: true}}
 	scratch := make([]byte, 64)
 	return func(args [][]byte) error {
 		if cmd, msg := resolveCommand(args); cmd == nil {

@@ -30,6 +30,7 @@ type cmdCtx struct {
 	propSeq   uint64 // the highest change sequence the replies in out depend on; 0 for none
 	propJ     int    // journal entries propagated already
 	propDirty int64  // c.dirty when the running call began
+	replay    bool   // the AOF loader's: runs while the server is loading
 }
 
 // db is the client's selected database.

@@ -7,6 +7,13 @@ import (
 	"testing"
 )
 
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"AccessFieldsMoveWithRDB", TestAccessFieldsMoveWithRDB})
+}
+
 // TestAccessFieldsMoveWithRDB: under an LFU policy an RDB file carries
 // each key's access counter (FREQ) and under an LRU policy its idle time
 // (IDLE), both ways between loopkv and redis-server, as Redis's

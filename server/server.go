@@ -34,8 +34,12 @@ type Server struct {
 	log   *zap.Logger
 	h     handler
 	start time.Time
-	ready chan struct{}
+	ready chan struct{} // listening, with the start-up load done
 	done  chan struct{}
+	// the start-up load (persist_load.go): listening is closed once the
+	// transport accepts, loaded once the load ended; loadErr is its error
+	listening, loaded chan struct{}
+	loadErr           error
 
 	tr       transport
 	trMu     sync.Mutex
@@ -135,6 +139,8 @@ func (s *Server) setup() {
 	s.persist.lastBgSec.Store(-1)
 	s.ready = make(chan struct{})
 	s.done = make(chan struct{})
+	s.listening = make(chan struct{})
+	s.loaded = make(chan struct{})
 }
 
 // Addr is the plaintext address the server listens on; "" when Port is
@@ -212,16 +218,10 @@ func (s *Server) Serve() error {
 	s.trMu.Unlock()
 	defer close(s.done)
 	defer s.tls.close()
-	loaded, err := s.loadAOF() // aof.go: with appendonly yes the AOF wins over the RDB file
-	if err != nil {
-		return err
-	}
 	defer s.closeAOF()
-	if !loaded {
-		if err := s.loadOnStart(); err != nil { // persist_load.go: before listening, as Redis
-			return err
-		}
-	}
+	// the load runs once the loops listen (persist_load.go): meanwhile they
+	// answer -LOADING
+	s.persist.loading.Store(true)
 	maddr, stopMetrics, err := s.startMetrics() // metrics.go
 	if err != nil {
 		return err
@@ -232,7 +232,21 @@ func (s *Server) Serve() error {
 		zap.String("addr", s.Addr()), zap.String("tls_addr", s.TLSAddr()), zap.Int("loops", s.opts.Loops), zap.String("engine", s.opts.Engine),
 		zap.String("version", Version), zap.Int("pid", pid()))
 	var once sync.Once
-	err = tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() { once.Do(func() { close(s.ready) }) })
+	err = tr.serve(&s.h, s.Addr(), s.opts.Loops, s.log, func() {
+		once.Do(func() {
+			close(s.listening)
+			go s.loadData()
+		})
+	})
+	select {
+	case <-s.listening:
+		<-s.loaded // the loader has the AOF; closeAOF comes after it
+		if err == nil && s.loadErr != nil {
+			return s.loadErr
+		}
+	default:
+		s.persist.loading.Store(false)
+	}
 	if err != nil {
 		s.log.Error("server stopped", zap.Error(err))
 		return err
@@ -257,7 +271,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	default:
 	}
 	select {
-	case <-s.ready:
+	case <-s.listening:
 	case <-s.done:
 		return nil
 	case <-ctx.Done():

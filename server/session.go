@@ -126,6 +126,10 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 			c.rejectQueued(cmd, subscribedError(cmd)) // pubsub.go
 			return
 		}
+		if s.persist.loading.Load() && !c.replay && deniedWhileLoading(cl, cmd) {
+			c.rejectQueued(cmd, errLoading) // persist_load.go
+			return
+		}
 		if cl.multi != nil && cmd.Flags&flagNoMulti != 0 {
 			c.rejectQueued(cmd, "ERR Command not allowed inside a transaction")
 			return
