@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # benchmarks/default-suite.sh — issue 13: redis-benchmark's default suite, test by test, server CPU
 # per op of loopkv (--loops 1) and redis-server 7, both on CPU 0, redis-benchmark on CPU 1;
-# TLS at pipeline 16 and plaintext at pipeline 1. CPU = utime+stime ticks (10 ms) over each run.
+# TLS at pipeline 16 and plaintext at pipeline 1 (CONFIGS: "transport pipeline requests;..." , e.g.
+# CONFIGS="tls 1 60000;tls 16 300000" for the issue's TLS P1 and P16). CPU = utime+stime ticks
+# (10 ms) over each run.
 # Needs bin-free paths: builds loopkv and loopkv-bench into /tmp. Only 127.0.0.1; stops what it started.
 set -u
 LK=/tmp/lk; CERTS=/tmp/suitecerts
@@ -9,7 +11,7 @@ cd "$(dirname "$0")/.." && go build -tags poll_opt -o $LK ./cmd/loopkv
 rm -rf $CERTS; mkdir -p $CERTS
 go build -o /tmp/lkb ./benchmarks/cmd/loopkv-bench && /tmp/lkb certs -dir $CERTS >/dev/null 2>&1
 ls $CERTS >&2
-taskset -c 0 $LK --port 7801 --tls-port 7802 --loops 1 --tls-cert-file $CERTS/server.pem --tls-key-file $CERTS/server-key.pem --tls-ca-cert-file $CERTS/ca.pem --tls-auth-clients no >/tmp/suite-lk.log 2>&1 &
+taskset -c 0 $LK --port 7801 --tls-port 7802 --loops 1 --tls-cert-file $CERTS/server.pem --tls-key-file $CERTS/server-key.pem --tls-ca-cert-file $CERTS/ca.pem --tls-auth-clients no --save '' --dir /tmp >/tmp/suite-lk.log 2>&1 &
 LKPID=$!
 taskset -c 0 redis-server --port 7803 --tls-port 7804 --tls-cert-file $CERTS/server.pem --tls-key-file $CERTS/server-key.pem --tls-ca-cert-file $CERTS/ca.pem --tls-auth-clients no --save '' --appendonly no --daemonize no >/tmp/suite-rd.log 2>&1 &
 RDPID=$!
@@ -23,7 +25,9 @@ run() { # label pid port tls pl n test
 	echo "$(( (a-b) )) "
 }
 TESTS="ping_inline ping_mbulk set get incr lpush rpush lpop rpop sadd hset spop zadd zpopmin lrange_100 lrange_300 lrange_500 lrange_600 mset"
-for cfg in "tls 16 300000" "plain 1 60000"; do
+IFS=';' read -ra CFGS <<<"${CONFIGS:-tls 16 300000;plain 1 60000}"
+for cfg in "${CFGS[@]}"; do
+	# shellcheck disable=SC2086
 	set -- $cfg; tr=$1 pl=$2 n=$3
 	lp=7801 rp=7803; [[ $tr == tls ]] && lp=7802 rp=7804
 	echo "## $tr P$pl n=$n"
