@@ -94,6 +94,11 @@ func (p *Parser) Reset() {
 	p.args = p.args[:0]
 }
 
+// Idle reports whether the Parser is between commands with no error: it
+// holds nothing of a partial command, so it may parse another stream's
+// next command (a server lends one Parser to its idle connections in turn).
+func (p *Parser) Idle() bool { return p.state == stIdle && p.err == nil }
+
 // restart returns to stIdle.
 func (p *Parser) restart() {
 	p.state, p.left, p.pos, p.scan, p.bulk, p.seen = stIdle, 0, 0, 0, -1, 0

@@ -176,7 +176,6 @@ func (h *handler) onOpen(tc transportConn, ls *loopState) (*connState, []byte) {
 	}
 	cs.cl = client{id: s.nextID.Add(1), proto: 2, conn: cs, ctx: &ls.ctx}
 	cs.cl.authed = !s.authRequired()
-	cs.cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load()
 	cs.shared.proto.Store(2)
 	cs.shared.multi.Store(-1)
 	cs.shared.redirect.Store(-1)
@@ -246,9 +245,6 @@ func (cs *connState) noteActive(now int64) {
 func (h *handler) runBatch(cs *connState, ls *loopState, in, out []byte) (int, []byte, bool) {
 	s := h.s
 	cl := &cs.cl
-	if !cl.tight {
-		cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
-	}
 	before := cl.ncmds
 	n, out, closeAfter := s.execute(cl, in, out, 0, ls.scratch) // the clock is read lazily
 	if d := cl.ncmds - before; d > 0 {
@@ -333,7 +329,10 @@ func (h *handler) onClose(cs *connState) {
 		h.s.connected.Add(-1)
 	}
 	cs.pending = nil
-	cs.cl.parser.Reset()
+	if p := cs.cl.parser; p != nil { // cut in the middle of a command
+		p.Reset()
+		cs.cl.parser = nil
+	}
 	if ce := h.s.log.Check(zap.DebugLevel, "client closed"); ce != nil {
 		ce.Write(zap.Uint64("conn", cs.cl.id))
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
 )
 
@@ -31,6 +32,8 @@ type cmdCtx struct {
 	propJ     int    // journal entries propagated already
 	propDirty int64  // c.dirty when the running call began
 	replay    bool   // the AOF loader's: runs while the server is loading
+	// idle parsers lent to the clients for a batch (session.go lendParser)
+	spares []*resp.Parser
 }
 
 // db is the client's selected database.

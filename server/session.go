@@ -12,7 +12,7 @@ type client struct {
 	id      uint64
 	db      int
 	proto   int // 2 or 3
-	parser  resp.Parser
+	parser  *resp.Parser // nil between commands: borrowed from ctx for a batch (lendParser)
 	name    string
 	user    *aclUser     // the authenticated user; nil is the default user
 	conn    *connState   // nil for a bare client in tests
@@ -48,6 +48,13 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	}
 	ctx.srv, ctx.cl, ctx.out, ctx.now, ctx.mono = s, cl, out, now, 0
 	ctx.store, ctx.jl = s.loopStore(cl) // notify.go
+	if cl.parser == nil {
+		cl.parser = ctx.lendParser()
+		cl.parser.Limits.MaxArgs = 0 // setAuthLimits below while unauthenticated
+	}
+	if !cl.tight {
+		cl.parser.Limits.MaxBulk = s.cfg.protoMaxBulk.Load() // CONFIG SET applies at once
+	}
 	consumed, closeAfter := 0, false
 	ahead := 0 // commands the last prefetchAhead looked at, still to run
 	for consumed < len(in) && !cl.quit && cl.blocked == nil && len(ctx.out) < batchOutLimit {
@@ -81,7 +88,36 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	ctx.endBatch() // notify.go
 	out = ctx.out
 	ctx.args, ctx.out = nil, nil // an idle client keeps no reference to loop buffers
+	if cl.parser.Idle() { // no partial command: the parser goes back to the loop
+		ctx.returnParser(cl.parser)
+		cl.parser = nil
+	}
 	return consumed, out, closeAfter || cl.quit
+}
+
+// parserSpares bounds the idle parsers a loop keeps for its clients.
+const parserSpares = 8
+
+// lendParser returns a parser between commands for the client about to
+// run a batch: an idle connection holds none (144 bytes and its argument
+// slices), only one cut in the middle of a command keeps its own.
+func (c *cmdCtx) lendParser() *resp.Parser {
+	if n := len(c.spares); n > 0 {
+		p := c.spares[n-1]
+		c.spares[n-1] = nil
+		c.spares = c.spares[:n-1]
+		return p
+	}
+	return new(resp.Parser)
+}
+
+// returnParser takes back an idle parser, dropping its references into
+// the caller's buffers.
+func (c *cmdCtx) returnParser(p *resp.Parser) {
+	p.Reset()
+	if len(c.spares) < parserSpares {
+		c.spares = append(c.spares, p)
+	}
 }
 
 // call dispatches one command: lookup, arity, authentication, the memory
