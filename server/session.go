@@ -11,7 +11,7 @@ import (
 type client struct {
 	id      uint64
 	db      int
-	proto   int // 2 or 3
+	proto   int          // 2 or 3
 	parser  *resp.Parser // nil between commands: borrowed from ctx for a batch (lendParser)
 	name    string
 	user    *aclUser     // the authenticated user; nil is the default user
@@ -88,7 +88,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	ctx.endBatch() // notify.go
 	out = ctx.out
 	ctx.args, ctx.out = nil, nil // an idle client keeps no reference to loop buffers
-	if cl.parser.Idle() { // no partial command: the parser goes back to the loop
+	if cl.parser.Idle() {        // no partial command: the parser goes back to the loop
 		ctx.returnParser(cl.parser)
 		cl.parser = nil
 	}
