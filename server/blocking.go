@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
@@ -43,26 +44,26 @@ const (
 // another error) when key holds another type.
 type blockPop func(ks *store.Store, w *waiter, key []byte, dst []byte) (out []byte, served bool, st store.Status)
 
-// waiter is a client blocked on keys.
+// waiter is a client blocked on keys. Fields are ordered by size so that
+// the struct packs into 160 bytes.
 type waiter struct {
 	conn    *connState
+	keys    [][]byte // copies of the command's keys, in order; never written after newWaiter
+	pop     blockPop
+	dst     []byte // BLMOVE: the destination key
+	timeout []byte // the reply on timeout
+	timer   *time.Timer
+	reply   []byte // written once, before state leaves waitBlocked
+	seq     uint64 // the served pop's change sequence, written with reply
 	db      int
 	proto   int
-	keys    [][]byte // copies of the command's keys, in order
-	pop     blockPop
-	end     store.ListEnd // the end to pop from
-	to      store.ListEnd // BLMOVE: the end to push at
-	dst     []byte        // BLMOVE: the destination key
-	count   int           // BLMPOP, BZMPOP: elements at most; 0 for the single-pop commands
-	zset    bool          // a sorted-set pop (its keyspace events are zpopmin, zpopmax)
-	timeout []byte        // the reply on timeout
-	timer   *time.Timer
+	count   int // BLMPOP, BZMPOP: elements at most; 0 for the single-pop commands
+	state   atomic.Int32
 
-	rule propRule // the command's, for propagating a served pop (propagate.go)
-
-	state atomic.Int32
-	reply []byte // written once, before state leaves waitBlocked
-	seq   uint64 // the served pop's change sequence, written with reply
+	end  store.ListEnd // the end to pop from
+	to   store.ListEnd // BLMOVE: the end to push at
+	zset bool          // a sorted-set pop (its keyspace events are zpopmin, zpopmax)
+	rule propRule      // the command's, for propagating a served pop (propagate.go)
 }
 
 // blockTable is the server's table of waiters by database and key.
@@ -87,7 +88,7 @@ func (s *Server) block(w *waiter, timeoutMs int64) {
 		bt.queues = make(map[blockKey][]*waiter)
 	}
 	for _, k := range w.keys {
-		bk := blockKey{w.db, string(k)}
+		bk := blockKey{w.db, tableKey(k)}
 		q := bt.queues[bk]
 		if len(q) == 0 {
 			bt.keys.Add(1)
@@ -104,10 +105,20 @@ func (s *Server) block(w *waiter, timeoutMs int64) {
 	}
 }
 
+// tableKey is the blocking table's key for a waiter's key copy: the copy's
+// own bytes, which nothing writes after newWaiter, so the table holds no
+// second copy. The entry keeps the bytes alive after their waiter leaves.
+func tableKey(k []byte) string {
+	if len(k) == 0 {
+		return ""
+	}
+	return unsafe.String(&k[0], len(k))
+}
+
 // dequeue removes w from the queues of its keys. Caller holds bt.mu.
 func (bt *blockTable) dequeue(w *waiter) {
 	for _, k := range w.keys {
-		bk := blockKey{w.db, string(k)}
+		bk := blockKey{w.db, tableKey(k)}
 		q := bt.queues[bk]
 		for i, x := range q {
 			if x == w {
