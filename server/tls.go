@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -176,11 +177,13 @@ type tlsStats struct {
 	reloads     atomic.Int64
 	reloadFails atomic.Int64
 	idleShed    atomic.Int64      // cumulative: idle connections whose AEADs sweepTLS dropped
+	shedBytes   atomic.Int64      // cumulative: the heap those AEADs held (shedBytes)
 	byAlert     [256]atomic.Int64 // failures by the alert sent or received
 
 	// ticker goroutine only (collectShed)
-	shedCollected int64     // idleShed at the last collection
+	shedCollected int64     // shedBytes at the last collection
 	lastCollect   time.Time // of the last collection
+	heapLive      [1]metrics.Sample
 }
 
 // newTLSState loads the certificates and starts the worker pool; it is
@@ -685,16 +688,34 @@ const (
 	// that speaks every second or two pays far less than one command's
 	// cost, while every connection quiet for longer holds none.
 	tlsShedAfter = time.Second
-	// tlsCollectAfter connections shed since the last collection (about
-	// 1.5 MB of AEADs) make the ticker ask the runtime to collect, at most
-	// once per tlsCollectEvery; see collectShed. With 10 s, 10,000
-	// connections opened over 9 s still held 4.7 KiB RSS each 5 s after the
-	// last one (the last collection came before the last sheds); with 2 s,
-	// 2.6–2.8 KiB (debug.FreeOSMemory instead: 2.2 KiB, for a heap-wide
-	// scavenge under the heap lock; not worth it).
-	tlsCollectAfter = 1000
+	// The ticker asks the runtime to collect once the AEADs shed since the
+	// last collection held tlsCollectShare of the live heap, and at least
+	// tlsCollectMin bytes, at most once per tlsCollectEvery; see
+	// collectShed. With 10 s between collections, 10,000 connections
+	// opened over 9 s still held 4.7 KiB RSS each 5 s after the last one
+	// (the last collection came before the last sheds); with 2 s, 2.6–2.8
+	// KiB (debug.FreeOSMemory instead: 2.2 KiB, for a heap-wide scavenge
+	// under the heap lock; not worth it).
+	tlsCollectShare = 16 // 1/16 of the live heap
+	tlsCollectMin   = 256 << 10
 	tlsCollectEvery = 2 * time.Second
+	// The heap two AEADs hold, by the heap profile: AES-GCM keeps the
+	// expanded key and its product table in a 768-byte object per
+	// direction, ChaCha20-Poly1305 its 32-byte key in a 48-byte one.
+	shedBytesGCM    = 2 * 768
+	shedBytesChaCha = 2 * 48
 )
+
+// shedBytes is the heap freed by shedding the AEADs of a connection using
+// suite.
+func shedBytes(suite uint16) int64 {
+	switch suite {
+	case tlsengine.TLS_CHACHA20_POLY1305_SHA256, tlsengine.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+		tlsengine.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256:
+		return shedBytesChaCha
+	}
+	return shedBytesGCM
+}
 
 // sweepTLS closes the loop's connections still handshaking after
 // tls-handshake-timeout and sheds the AEADs of established connections
@@ -703,7 +724,7 @@ func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 	t := h.s.tls
 	limit := time.Duration(t.handshakeTimeout.Load()) * time.Second
 	idleBefore := now.UnixMilli() - tlsShedAfter.Milliseconds()
-	var shed int64
+	var shed, freed int64
 	mono := now.Sub(clockStart)
 	for _, cs := range ls.conns {
 		tc := cs.tls
@@ -719,6 +740,7 @@ func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 		if tc.established {
 			if tc.job == nil && cs.pending == nil && cs.shared.lastActive.Load() <= idleBefore && tc.eng.ReleaseIdle() {
 				shed++
+				freed += shedBytes(tc.eng.ConnectionState().CipherSuite)
 			}
 			continue
 		}
@@ -732,31 +754,45 @@ func (h *handler) sweepTLS(ls *loopState, now time.Time) {
 	}
 	if shed > 0 {
 		t.stats.idleShed.Add(shed)
+		t.stats.shedBytes.Add(freed)
 	}
 }
 
-// collectShed runs a garbage collection once sweeps have shed the AEADs of
-// tlsCollectAfter connections since the last one, at most once per
-// tlsCollectEvery. ticker goroutine only.
+// collectShed runs a garbage collection once sweeps have shed AEADs that
+// held 1/tlsCollectShare of the live heap (and tlsCollectMin) since the
+// last one, at most once per tlsCollectEvery. ticker goroutine only.
 //
 // The trade-off: idle connections allocate nothing, so without it the
 // freed key schedules stay counted in the heap until the runtime's forced
 // collection (every 2 minutes) and RSS stays at the old heap goal until
 // then. A collection costs the ticker goroutine its duration (a few ms for
 // tens of MB of live heap; active expiry waits that long), a share of the
-// CPU while marking and two short stop-the-world pauses on the loops; it
-// happens only after a burst of connections went quiet: at most one per
-// 1,000 connections shed.
+// CPU while marking and two short stop-the-world pauses on the loops. The
+// trigger is the bytes freed against the live heap, not a count of
+// connections: the cost of a collection grows with the live heap and what
+// it gives back is the bytes shed, so a server whose heap is mostly its
+// connections collects after every few hundred sheds (whatever is left
+// uncollected is under 1/16 of the heap, which bounds how much an RSS
+// reading depends on when the last collection ran), while one holding a
+// large dataset does not collect it every 2 s for a thousand idle
+// connections, and ChaCha20-Poly1305 connections, whose AEADs are 30 times
+// smaller, do not count as AES-GCM ones.
 func (t *tlsState) collectShed(now time.Time) {
-	n := t.stats.idleShed.Load()
-	if n-t.stats.shedCollected < tlsCollectAfter || now.Sub(t.stats.lastCollect) < tlsCollectEvery {
+	n := t.stats.shedBytes.Load()
+	freed := n - t.stats.shedCollected
+	if freed < tlsCollectMin || now.Sub(t.stats.lastCollect) < tlsCollectEvery {
+		return
+	}
+	t.stats.heapLive[0].Name = "/gc/heap/live:bytes"
+	metrics.Read(t.stats.heapLive[:])
+	if v := t.stats.heapLive[0].Value; v.Kind() == metrics.KindUint64 && freed < int64(v.Uint64()/tlsCollectShare) {
 		return
 	}
 	t.stats.shedCollected, t.stats.lastCollect = n, now
 	start := time.Now()
 	runtime.GC()
 	if ce := t.log.Check(zap.DebugLevel, "tls: collected after shedding idle connections' keys"); ce != nil {
-		ce.Write(zap.Int64("shed", n), zap.Duration("took", time.Since(start)))
+		ce.Write(zap.Int64("shed_bytes", freed), zap.Duration("took", time.Since(start)))
 	}
 }
 
