@@ -1,0 +1,8 @@
+//go:build !race
+
+package server
+
+const (
+	connMemConns = 1000
+	connMemSlack = 0
+)
