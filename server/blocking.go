@@ -20,8 +20,10 @@ import (
 // on the writer's own loop, right after the command and before any other
 // command runs: for each waiter in order it runs the waiter's pop against
 // the store and writes the reply into the waiter's mailbox, until the key
-// is empty. The waiter's connection is then woken (transportConn.Wake), and
-// its own loop, which alone writes to it, sends the mailbox (sealed in a
+// is empty. The waiter's connection then runs on its own loop, which alone
+// writes to it (loopWakes: on gnet right after the writer's callback when
+// it shares the writer's loop, else in one drain per loop for the batch;
+// elsewhere through transportConn.Wake): it sends the mailbox (sealed in a
 // TLS record when the connection is TLS) and goes on with the commands
 // that followed. Timeouts are runtime timers (time.AfterFunc), not
 // goroutines; nothing polls. CLIENT UNBLOCK and a disconnect take a waiter
@@ -233,7 +235,8 @@ func dbArg(c *cmdCtx, arg []byte) (int, bool) {
 // propagated when c holds the order lock (propagate.go served).
 func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 	bt := &s.blocked
-	var woken []*waiter
+	var wbuf [8]*waiter
+	woken := wbuf[:0]
 	var moved [][]byte // destinations of served BLMOVEs, which may have waiters of their own
 	bt.mu.Lock()
 	for {
@@ -261,17 +264,126 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 		}
 	}
 	bt.mu.Unlock()
+	var from *loopState // the writer's loop, nil for an in-process client
+	if c.cl.conn != nil {
+		from = c.cl.conn.ls
+	}
 	for _, w := range woken {
 		if w.timer != nil {
 			w.timer.Stop()
 		}
-		w.conn.tc.Wake()
+		w.conn.ls.wakeServed(from, w.conn)
 	}
 	for _, d := range moved {
 		if bt.n.Load() > 0 {
 			s.serveKey(c, db, d)
 		}
 	}
+}
+
+// loopWakes are the served waiters a loop delivers itself, when its
+// transport can run a connection's callback on demand (drain set): a
+// push serves its waiters (serveKey), and each waiter's connection must
+// then run on its own loop to send the reply. Through Wake that is a task
+// per waiter, an eventfd write and another pass of the loop even when
+// the waiter shares the pusher's loop. Instead, a waiter on the writer's
+// own loop goes on local, which the transport delivers right after the
+// writer's callback, in the same pass. Waiters on other loops go on away,
+// and after the callback postAway hands them over: one lock per target
+// loop, and a drain scheduled on it only when none is pending. So a loop
+// wakes once for a whole batch of served waiters, however many it holds.
+// A writer whose loop has no such callback end (an in-process client)
+// posts each waiter at once.
+type loopWakes struct {
+	// set by the transport once, before the loop's first connection
+	drain func() // runs on the loop: deliver what takePosted returns, then local
+
+	local []*connState // owning loop only: served waiters of this loop, delivered after the callback
+	away  []*connState // owning loop only: served waiters of other loops, posted after the callback
+	run   []*connState // owning loop only: takePosted's copy of posted
+
+	mu     sync.Mutex
+	posted []*connState // served waiters other loops left, guarded by mu
+	armed  bool         // drain is scheduled and has not taken posted yet
+
+	// written by the owning loop, read by tests: waiters put on local,
+	// and drains run (the loop's wake-ups for waiters served elsewhere)
+	inlined, drains atomic.Int64
+}
+
+// wakeServed has cs, whose wait was served by a write on loop from (nil:
+// no loop), delivered on its own loop ls; see loopWakes. Without a drain
+// (a transport that delivers nothing itself) cs is woken.
+func (ls *loopState) wakeServed(from *loopState, cs *connState) {
+	lw := &ls.wakes
+	switch {
+	case lw.drain == nil:
+		cs.tc.Wake()
+	case ls == from:
+		lw.local = append(lw.local, cs)
+		lw.inlined.Add(1)
+	case from != nil && from.wakes.drain != nil:
+		from.wakes.away = append(from.wakes.away, cs)
+	default:
+		lw.mu.Lock()
+		lw.posted = append(lw.posted, cs)
+		ls.schedule()
+	}
+}
+
+// postAway posts the loop's away waiters to their loops, each loop's at
+// once. owning loop only.
+func (ls *loopState) postAway() {
+	away := ls.wakes.away
+	for i, cs := range away {
+		if cs == nil {
+			continue
+		}
+		to := cs.ls
+		to.wakes.mu.Lock()
+		for j := i; j < len(away); j++ {
+			if away[j] != nil && away[j].ls == to {
+				to.wakes.posted = append(to.wakes.posted, away[j])
+				away[j] = nil
+			}
+		}
+		to.schedule()
+	}
+	ls.wakes.away = away[:0]
+}
+
+// schedule arms ls's drain unless it is armed, and releases wakes.mu,
+// which the caller holds. A loop that refuses the drain is stopping: its
+// connections close, and nothing waits for the replies.
+func (ls *loopState) schedule() {
+	lw := &ls.wakes
+	arm := !lw.armed
+	lw.armed = true
+	lw.mu.Unlock()
+	if arm {
+		_ = ls.loop.Execute(lw.drain)
+	}
+}
+
+// takePosted returns the waiters other loops served for ls since the last
+// drain; the slice is ls's until the next call. owning loop only.
+func (ls *loopState) takePosted() []*connState {
+	lw := &ls.wakes
+	clear(lw.run)
+	lw.mu.Lock()
+	lw.run = append(lw.run[:0], lw.posted...)
+	clear(lw.posted)
+	lw.posted = lw.posted[:0]
+	lw.armed = false
+	lw.mu.Unlock()
+	lw.drains.Add(1)
+	return lw.run
+}
+
+// holds reports whether cs is still one of ls's connections (a served
+// waiter may have closed before its loop delivered it). owning loop only.
+func (ls *loopState) holds(cs *connState) bool {
+	return int(cs.idx) < len(ls.conns) && ls.conns[cs.idx] == cs
 }
 
 // takeUnblocked appends the reply of a waiter whose wait has ended and

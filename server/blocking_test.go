@@ -310,3 +310,65 @@ func TestBlockingSortedSetPops(t *testing.T) {
 		}
 	}
 }
+
+// On gnet a served waiter is delivered by its own loop without a Wake per
+// waiter: those on the pusher's loop right after the push's callback
+// (local), those on the other loop by one drain for the whole batch. One
+// LPUSH serves waiters on both loops; each gets its element (in the order
+// they blocked) and the pipelined PING behind its BLPOP.
+func TestBlockingServedWaitersWakeEachLoopOnce(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2, Engine: "gnet"})
+	pusher := dialRaw(t, s.Addr())
+	home := clientLoop(t, s, pusher)
+	const each = 3
+	var waiters []*rawConn
+	var other *loopState
+	same, away := 0, 0
+	for i := 0; i < 64 && (same < each || away < each); i++ {
+		c := dialRaw(t, s.Addr())
+		switch ls := clientLoop(t, s, c); {
+		case ls == home && same < each:
+			same++
+		case ls != home && away < each:
+			away, other = away+1, ls
+		default:
+			continue
+		}
+		c.send(multibulk("BLPOP", "q", "0") + multibulk("PING"))
+		waiters = append(waiters, c)
+		waitForBlocked(t, s, int64(len(waiters)))
+	}
+	if same < each || away < each {
+		t.Fatalf("connections did not spread over the loops: %d on the pusher's, %d on the other", same, away)
+	}
+	inHome, drainHome := home.wakes.inlined.Load(), home.wakes.drains.Load()
+	inOther, drainOther := other.wakes.inlined.Load(), other.wakes.drains.Load()
+	args := []string{"RPUSH", "q"}
+	for i := range waiters {
+		args = append(args, strconv.Itoa(i))
+	}
+	if got := pusher.do(args...); got != fmt.Sprintf(":%d\r\n", len(waiters)) {
+		t.Fatalf("RPUSH = %q", got)
+	}
+	for i, w := range waiters {
+		if got, want := w.reply(), fmt.Sprintf("*2\r\n$1\r\nq\r\n$1\r\n%d\r\n", i); got != want {
+			t.Fatalf("waiter %d: %q, want %q", i, got, want)
+		}
+		if got := w.reply(); got != "+PONG\r\n" {
+			t.Fatalf("waiter %d: the pipelined PING = %q", i, got)
+		}
+	}
+	waitForBlocked(t, s, 0)
+	if d := home.wakes.inlined.Load() - inHome; d != each {
+		t.Errorf("%d waiters delivered on the pusher's loop after its callback, want %d", d, each)
+	}
+	if d := home.wakes.drains.Load() - drainHome; d != 0 {
+		t.Errorf("the pusher's loop drained %d times, want 0", d)
+	}
+	if d := other.wakes.drains.Load() - drainOther; d != 1 {
+		t.Errorf("the other loop drained %d times for one batch, want 1", d)
+	}
+	if d := other.wakes.inlined.Load() - inOther; d != 0 {
+		t.Errorf("the other loop put %d waiters on its local list, want 0", d)
+	}
+}

@@ -35,6 +35,7 @@ type loopState struct {
 	conns   []*connState
 	tls     tlsLoop     // TLS plaintext scratch (tls.go)
 	journal loopJournal // the loop's journaled store view (notify.go)
+	wakes   loopWakes   // served waiters the loop delivers itself (blocking.go)
 	// ctx is the command context of the loop's clients (client.ctx): a
 	// callback runs one connection's commands at a time, and what a batch
 	// leaves in it (now, propSeq) is read by the same callback's flush.

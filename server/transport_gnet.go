@@ -116,6 +116,7 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
 	ls := t.loops[el]
 	if ls == nil {
 		ls = t.h.newLoop(gnetLoop{el})
+		ls.wakes.drain = func() { t.drainWakes(ls) }
 		t.loops[el] = ls
 	}
 	return ls
@@ -136,12 +137,59 @@ func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	return nil, gnet.None
 }
 
-// OnTraffic runs the buffered commands and writes their replies once.
+// OnTraffic runs the buffered commands and writes their replies once,
+// then delivers the waiters they served on this loop (loopWakes).
 func (t *gnetTransport) OnTraffic(c gnet.Conn) gnet.Action {
 	cs, _ := c.Context().(*connState)
 	if cs == nil {
 		return gnet.Close
 	}
+	act := t.traffic(c, cs)
+	if lw := &cs.ls.wakes; len(lw.local) > 0 || len(lw.away) > 0 {
+		t.deliverServed(cs.ls)
+	}
+	return act
+}
+
+// drainWakes runs on loop ls when another loop served some of its
+// waiters: it delivers them, then the waiters their commands served.
+func (t *gnetTransport) drainWakes(ls *loopState) {
+	for _, cs := range ls.takePosted() {
+		t.deliver(cs)
+	}
+	t.deliverServed(ls)
+}
+
+// deliverServed delivers ls's local served waiters, and those their own
+// commands serve on ls in turn, then posts the waiters served for other
+// loops.
+func (t *gnetTransport) deliverServed(ls *loopState) {
+	lw := &ls.wakes
+	for i := 0; i < len(lw.local); i++ {
+		cs := lw.local[i]
+		lw.local[i] = nil
+		t.deliver(cs)
+	}
+	lw.local = lw.local[:0]
+	if len(lw.away) > 0 {
+		ls.postAway()
+	}
+}
+
+// deliver runs a served waiter's connection as a Wake would: its reply,
+// then the commands it pipelined behind the blocking one.
+func (t *gnetTransport) deliver(cs *connState) {
+	g, ok := cs.tc.(gnetConn)
+	if !ok || !cs.ls.holds(cs) || g.c.Context() != cs {
+		return // closed since it was served
+	}
+	if t.traffic(g.c, cs) == gnet.Close {
+		_ = g.c.Close()
+	}
+}
+
+// traffic is OnTraffic for one connection.
+func (t *gnetTransport) traffic(c gnet.Conn, cs *connState) gnet.Action {
 	in, _ := c.Peek(-1)
 	n, closeAfter := t.h.onData(cs, cs.ls, in)
 	if n > 0 { // gnet's Discard(0) would drop everything buffered
