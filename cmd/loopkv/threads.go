@@ -10,16 +10,24 @@ import (
 )
 
 // procsForLoops returns the GOMAXPROCS the daemon runs with loops event
-// loops when the runtime's is cur, and whether that raises it: at least
-// one P per loop. A loop's goroutine sits in epoll_wait (kevent) as a blocking
-// system call, which leaves its P in the syscall state; with fewer Ps than
-// loops, a loop woken meanwhile finds no P and waits in the run queue
-// until sysmon retakes the sleeping loop's P, 20 µs to 10 ms later (up to
-// 20 ms once sysmon idles): two loops pinned to one CPU delivered a
-// cross-loop BLPOP reply 15–20 ms late (benchmarks/README.md, issue 13).
-// With a P per loop, a loop returning from its wait takes its own P back
-// and only the kernel schedules. GOMAXPROCS set in the environment
-// (a positive number, as the runtime reads it) is the user's and stays.
+// loops when the runtime's is cur, and whether that raises it. A loop's
+// goroutine waits in epoll_wait (kevent) as a blocking system call, which
+// leaves its P in the syscall state. With fewer Ps than loops, a loop woken
+// meanwhile finds no P and waits in the run queue until sysmon retakes the
+// sleeping loop's P, 20 µs to 10 ms later: two loops pinned to one CPU
+// delivered a cross-loop BLPOP reply 15–20 ms late (benchmarks/README.md,
+// issue 13). So more loops than cur get a P each, and one more for the
+// rest (the collector's workers, timers, TLS workers): with every P in a
+// system call and none idle, sysmon takes each loop's P at its next tick
+// and hands it off, starting a spinning thread to look for work, while a
+// P left idle lets the loops keep theirs for 10 ms and take them back at
+// once when their wait returns (retake in runtime/proc.go). The same
+// binary on the same run measured this: GOMAXPROCS 3 for 2 loops kept its
+// p99 at redis's and its worst delivery at 2.5–3.2 ms. With loops at most
+// cur (one loop per CPU by default) each loop has a P already and
+// GOMAXPROCS stays, as does the thread count. GOMAXPROCS set in the
+// environment (a positive number, as the runtime reads it) is the user's
+// and stays too.
 func procsForLoops(loops, cur int) (int, bool) {
 	if n, err := strconv.Atoi(os.Getenv("GOMAXPROCS")); err == nil && n > 0 {
 		return cur, false
@@ -27,11 +35,11 @@ func procsForLoops(loops, cur int) (int, bool) {
 	if loops <= cur {
 		return cur, false
 	}
-	return loops, true
+	return loops + 1, true
 }
 
 // threadBudget is the OS threads the daemon needs with loops event loops
-// and procs Ps (GOMAXPROCS, at least loops: procsForLoops). It counts
+// and procs Ps (GOMAXPROCS: procsForLoops). It counts
 // what the runtime can hold at once, and nothing that grows with
 // connections, which never own a thread:
 //   - loops threads blocked in epoll_wait or kevent, one per loop;
@@ -47,7 +55,7 @@ func procsForLoops(loops, cur int) (int, bool) {
 // Threads in other blocking system calls (a file write, an fsync) come
 // back once the call returns; the trimmer then retires the spare. With
 // two CPUs and at most two loops it is loops + 6; with more loops than
-// CPUs each loop has a P, so it is 2·loops + 4.
+// CPUs (loops + 1 Ps) it is 2·loops + 5.
 func threadBudget(loops, procs int) int { return loops + procs + 4 }
 
 // threadCount is the number of OS threads the Go runtime has made and not

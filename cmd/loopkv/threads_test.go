@@ -202,9 +202,9 @@ const (
 // counts its OS threads at rest, after 2,000 full TLS handshakes (250
 // under the race detector) and while heldConns connections (half blocked
 // in BLPOP) and heldTLS TLS ones stay open: at most threadBudget, which
-// is loops + 6 with two CPUs and up to two loops, 2·loops + 4 with more
-// loops than CPUs (a P per loop: procsForLoops), plus the race
-// detector's thread. The budget has no term for connections.
+// is loops + 6 with two CPUs and up to two loops, 2·loops + 5 with more
+// loops than CPUs (a P per loop and one more: procsForLoops), plus the
+// race detector's thread. The budget has no term for connections.
 func TestThreadsStayWithinBudget(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts /proc/PID/task")
@@ -216,8 +216,12 @@ func TestThreadsStayWithinBudget(t *testing.T) {
 	for _, loops := range []int{1, 2, 4} {
 		procs, _ := procsForLoops(loops, startProcs)
 		budget := threadBudget(loops, procs) + raceThreads
-		if budget > loops+max(loops, startProcs)+4+raceThreads {
-			t.Fatalf("%d loops: budget %d above loops + max(loops, GOMAXPROCS %d) + 4", loops, budget, startProcs)
+		ps := startProcs
+		if loops > ps {
+			ps = loops + 1
+		}
+		if budget > loops+ps+4+raceThreads {
+			t.Fatalf("%d loops: budget %d above loops + GOMAXPROCS (%d, or loops + 1 below it) + 4", loops, budget, startProcs)
 		}
 		if budget >= heldConns/2 {
 			t.Fatalf("budget %d would not tell a thread per connection from none", budget)
@@ -254,16 +258,19 @@ func TestThreadsStayWithinBudget(t *testing.T) {
 
 // TestLoopsAboveGOMAXPROCSRaiseIt runs the daemon with two loops more than
 // its GOMAXPROCS and reads the runtime's setting from its metrics
-// endpoint (go_sched_gomaxprocs_threads): raised to the loop count, and
-// left alone when the environment sets GOMAXPROCS.
+// endpoint (go_sched_gomaxprocs_threads): raised to the loop count plus
+// one, and left alone when the environment sets GOMAXPROCS or the loops
+// are as many as the Ps.
 func TestLoopsAboveGOMAXPROCSRaiseIt(t *testing.T) {
 	loops := startProcs + 2
 	for _, tc := range []struct {
-		env  []string
-		want int
+		env   []string
+		want  int
+		loops int
 	}{
-		{nil, loops},
-		{[]string{"GOMAXPROCS=1"}, 1},
+		{nil, loops + 1, loops},
+		{[]string{"GOMAXPROCS=1"}, 1, loops},
+		{nil, startProcs, startProcs},
 	} {
 		if _, set := os.LookupEnv("GOMAXPROCS"); set && tc.env == nil {
 			t.Logf("GOMAXPROCS is set in the test's environment: the raise is not tried")
@@ -271,13 +278,13 @@ func TestLoopsAboveGOMAXPROCSRaiseIt(t *testing.T) {
 		}
 		port, mport := freePort(t), freePort(t)
 		d := startDaemonEnv(t, tc.env, "--port", fmt.Sprint(port), "--tls-port", "0", "--metrics-port", fmt.Sprint(mport),
-			"--loops", fmt.Sprint(loops), "--loglevel", "warning", "--save=", "--dir", t.TempDir())
+			"--loops", fmt.Sprint(tc.loops), "--loglevel", "warning", "--save=", "--dir", t.TempDir())
 		got := -1
 		for deadline := time.Now().Add(10 * time.Second); got < 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			got = gomaxprocsMetric(fmt.Sprintf("http://127.0.0.1:%d/metrics", mport))
 		}
 		if got != tc.want {
-			t.Errorf("--loops %d, environment %q: GOMAXPROCS %d, want %d", loops, tc.env, got, tc.want)
+			t.Errorf("--loops %d, environment %q: GOMAXPROCS %d, want %d", tc.loops, tc.env, got, tc.want)
 		}
 		_ = d.Process.Kill()
 	}

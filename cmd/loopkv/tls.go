@@ -114,9 +114,9 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 	if loops == 0 {
 		loops = runtime.GOMAXPROCS(0) // server.Options' default
 	}
-	if procs, raise := procsForLoops(loops, runtime.GOMAXPROCS(0)); raise { // threads.go: a P per loop
+	if procs, raise := procsForLoops(loops, runtime.GOMAXPROCS(0)); raise { // threads.go: a P per loop and one more
 		was := runtime.GOMAXPROCS(procs)
-		opts.Logger.Info("GOMAXPROCS raised to the loop count",
+		opts.Logger.Info("GOMAXPROCS raised to one P per loop and one for the rest",
 			zap.Int("loops", loops), zap.Int("gomaxprocs", procs), zap.Int("was", was))
 	}
 	s := server.New(opts)
