@@ -89,16 +89,19 @@ func cmdObjectEncoding(c *cmdCtx) {
 const sharedIntegers = 10000
 
 func cmdObjectRefcount(c *cmdCtx) {
-	info, ok := objectInfo(c)
-	if !ok {
-		return
+	if info, ok := objectInfo(c); ok {
+		c.integer(objectRefcount(c, info))
 	}
+}
+
+// objectRefcount is the refcount Redis reports for a value: its shared
+// integers' "infinite" one, or 1.
+func objectRefcount(c *cmdCtx, info store.ObjectInfo) int64 {
 	if info.Type == store.TypeString && info.Encoding == store.EncInt && 0 <= info.Int && info.Int < sharedIntegers &&
 		!c.srv.cfg.mem.ownClockPolicy() {
-		c.integer(math.MaxInt32)
-		return
+		return math.MaxInt32
 	}
-	c.integer(1)
+	return 1
 }
 
 func cmdObjectIdletime(c *cmdCtx) {

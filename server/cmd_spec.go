@@ -340,6 +340,7 @@ type command struct {
 	KeyFlags  func(args [][]byte, spec int) keyFlags // flags of spec's keys in this call, for keyVariableFlags
 	Tips      []string                               // COMMAND INFO tips: "request_policy:all_shards", ...
 	ClockFree bool                                   // the handler never reads cmdCtx.now
+	Protected bool                                   // DEBUG: refused unless enable-debug-command allows the client (cmd_debug.go)
 	Subs      []command
 	Doc       cmdDoc
 	Fn        func(*cmdCtx)

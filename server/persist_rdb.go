@@ -55,7 +55,14 @@ func (j saveJob) write(p *persistState, path string, compress, checksum bool) er
 // loadRDBFile loads the RDB file at path into the store: the keys loaded
 // and the keys skipped as expired, or an error naming path and the offset.
 func (s *Server) loadRDBFile(path string) (keys, expired int64, err error) {
-	st, err := rdb.LoadFile(path, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli(), NoChecksum: !s.cfg.persist.checksum.Load()})
+	return s.loadRDBFileReplacing(path, false)
+}
+
+// loadRDBFileReplacing is loadRDBFile where, when replace, a key of the
+// file replaces the store's (DEBUG RELOAD) instead of being an error.
+func (s *Server) loadRDBFileReplacing(path string, replace bool) (keys, expired int64, err error) {
+	st, err := rdb.LoadFile(path, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli(), Replace: replace,
+		NoChecksum: !s.cfg.persist.checksum.Load()})
 	if err != nil {
 		var re *rdb.Error
 		if errors.As(err, &re) {

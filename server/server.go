@@ -79,6 +79,8 @@ type Server struct {
 
 	persist    persistState // saves and their state (persist.go)
 	persistErr error        // a persistence setting was refused; Serve returns it
+
+	debug debugState // DEBUG's switches (cmd_debug.go)
 }
 
 // serverStats are INFO's counters that are not per loop.

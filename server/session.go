@@ -129,6 +129,12 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 		c.rejectQueued(nil, msg)
 		return
 	}
+	if cmd.Protected {
+		if msg := s.debugRefusal(cl); msg != "" { // cmd_debug.go
+			c.rejectQueued(cmd, msg)
+			return
+		}
+	}
 	if !cl.authed && cmd.Flags&flagNoAuth == 0 && s.authRequired() {
 		c.rejectQueued(cmd, errNoAuth)
 		return

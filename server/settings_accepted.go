@@ -94,8 +94,6 @@ var acceptedSettings = []configParam{
 		Help: "turn transparent huge pages off for the process (accepted; no effect in loopkv)"}),
 	settable(config.Setting{Name: "dynamic-hz", Default: "yes", Type: config.Bool{},
 		Help: "raise hz with the number of clients (accepted; no effect in loopkv)"}),
-	fixed(config.Setting{Name: "enable-debug-command", Default: "no", Type: config.Enum{"no", "yes", "local"},
-		Help: "allow DEBUG: no, yes or local connections only (accepted; no effect in loopkv)"}),
 	fixed(config.Setting{Name: "enable-module-command", Default: "no", Type: config.Enum{"no", "yes", "local"},
 		Help: "allow MODULE: no, yes or local connections only (accepted; no effect in loopkv)"}),
 	settable(config.Setting{Name: "hll-sparse-max-bytes", Default: "3000", Type: config.Memory{Max: math.MaxInt64},

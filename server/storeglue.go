@@ -15,6 +15,10 @@ func (s *Server) activeExpire(now int64, budget time.Duration) {
 	if s.store == nil {
 		return
 	}
+	if s.debug.noActiveExpire.Load() { // DEBUG SET-ACTIVE-EXPIRE 0
+		s.store.RehashCycle(rehashBudget)
+		return
+	}
 	s.inBackground(now, func(st *store.Store) { st.ActiveExpireCycle(now, budget) })
 	s.store.RehashCycle(rehashBudget)
 }

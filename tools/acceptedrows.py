@@ -71,7 +71,6 @@ MEANING = {
     "crash-memcheck-enabled": "run a memory test after a crash",
     "disable-thp": "turn transparent huge pages off for the process",
     "dynamic-hz": "raise hz with the number of clients",
-    "enable-debug-command": "allow DEBUG: no, yes or local connections only",
     "enable-module-command": "allow MODULE: no, yes or local connections only",
     "hll-sparse-max-bytes": "largest sparse HyperLogLog before it turns dense",
     "ignore-warnings": "start-up warnings not to print",
