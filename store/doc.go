@@ -68,11 +68,13 @@
 // Batched prefetch (prefetch.go). Those two misses serialize within one
 // lookup, but the lookups of a pipelined batch are independent: Prefetch
 // takes the first keys of a batch's commands and reads each one's bucket
-// word, then the first line of the record heading its chain, in two passes
-// of independent loads, so the CPU overlaps the batch's misses (up to its
+// word, then the first line of the record heading its chain, then that of
+// the next record where the head holds another hash, in three passes of
+// independent loads, so the CPU overlaps the batch's misses (up to its
 // ten or so outstanding line fills) and the commands then find their
-// buckets and records in the cache. In process at 10 million keys, batches
-// of 16 take about 0.44x the CPU per GET and SET (BenchmarkScalePrefetch).
+// buckets and records in the cache. In process at 10 million keys,
+// batches of 16 take 0.35-0.45x the CPU per GET and SET without it
+// (BenchmarkScalePrefetch).
 // It reads under the shard locks, all the batch's shards locked at once in
 // index order before the first read and unlocked after the last, for two
 // reasons. A bucket array or huge-page slot may be released concurrently
