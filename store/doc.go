@@ -72,9 +72,12 @@
 // the next record where the head holds another hash, in three passes of
 // independent loads, so the CPU overlaps the batch's misses (up to its
 // ten or so outstanding line fills) and the commands then find their
-// buckets and records in the cache. In process at 10 million keys,
-// batches of 16 take 0.35-0.45x the CPU per GET and SET without it
-// (BenchmarkScalePrefetch).
+// buckets and records in the cache. In a table being rehashed (a server
+// just filled spends its first tens of seconds so) it reads what each
+// lookup's rehash step will move too: the next old bucket's head record
+// and the new bucket it goes to. In process at 10 million keys,
+// batches of 16 take 0.35-0.45x the CPU per GET and SET without it, and
+// 0.6x during a rehash (BenchmarkScalePrefetch).
 // It reads under the shard locks, all the batch's shards locked at once in
 // index order before the first read and unlocked after the last, for two
 // reasons. A bucket array or huge-page slot may be released concurrently
