@@ -11,11 +11,12 @@
 # stime (/proc/PID/stat) over the run / transactions, user and kernel apart;
 # goal ≤ 0.7× redis's.
 #
-#   benchmarks/multi.sh               # ~2 minutes on an idle 2-CPU machine
+#   benchmarks/multi.sh                              # ~2 minutes on an idle 2-CPU machine
+#   LOOPKV_B=/tmp/loopkv-other benchmarks/multi.sh   # and a second loopkv binary in the same run
 #
 # Knobs (environment): CONNS=50 SETS=10 PIPELINES="1 16" TRANSPORTS="plain tls"
-# DURATION=5s REPS=2 SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results
-# GO=go RUN_TIMEOUT=120
+# DURATION=5s REPS=2 LOOPKV_B= SERVER_CPU=0 CLIENT_CPU=1 BIN=bin
+# OUT=benchmarks/results GO=go RUN_TIMEOUT=120
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NAME=multi
@@ -29,6 +30,7 @@ PIPELINES=${PIPELINES:-1 16}
 TRANSPORTS=${TRANSPORTS:-plain tls}
 DURATION=${DURATION:-5s}
 REPS=${REPS:-2}
+LOOPKV_B=${LOOPKV_B:-}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 BIN=${BIN:-bin}
@@ -39,18 +41,21 @@ SUITE=TLS_AES_128_GCM_SHA256
 
 begin_run multi
 $GO build -o "$BIN/multibench" ./benchmarks/cmd/multibench
-mapfile -t PORTS < <($BENCH ports 4)
+mapfile -t PORTS < <($BENCH ports 6)
 launch_loopkv_tls loopkv "$BIN/loopkv" "${PORTS[0]}" "${PORTS[1]}"
-LK_PID=$LAUNCHED
+TARGETS=("loopkv $LAUNCHED ${PORTS[0]} ${PORTS[1]}")
+if [[ -n $LOOPKV_B ]]; then
+	launch_loopkv_tls loopkv-b "$LOOPKV_B" "${PORTS[4]}" "${PORTS[5]}"
+	TARGETS+=("loopkv-b $LAUNCHED ${PORTS[4]} ${PORTS[5]}")
+fi
 launch_redis_tls "${PORTS[2]}" "${PORTS[3]}"
-RD_PID=$LAUNCHED
+TARGETS+=("redis $LAUNCHED ${PORTS[2]} ${PORTS[3]}")
 
 for REP in $(seq 1 "$REPS"); do
 	for tr in $TRANSPORTS; do
 		for pl in $PIPELINES; do
-			for srv in loopkv redis; do
-				if [[ $srv == loopkv ]]; then pid=$LK_PID port=${PORTS[0]} tport=${PORTS[1]}; else
-					pid=$RD_PID port=${PORTS[2]} tport=${PORTS[3]}; fi
+			for t in "${TARGETS[@]}"; do
+				read -r srv pid port tport <<<"$t"
 				args=(-addr "127.0.0.1:$port")
 				[[ $tr == tls ]] && args=(-addr "127.0.0.1:$tport" -tls -tls-ca "$CA")
 				log "rep $REP $tr P$pl $srv"
@@ -66,7 +71,7 @@ done
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(($(date -u +%s) - START))
-export MD JSONL CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CONNS SETS DURATION
+export MD JSONL CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CONNS SETS DURATION LOOPKV_B
 export QUICK=0 MACHINE="$(machine)" VERSIONS="$(versions)"
 python3 - <<'PY'
 import json, os, sys
@@ -91,22 +96,24 @@ failed = [f"{r['label']} {r['scenario']} rep {r['rep']}: {r['error']}" for r in 
 with open(E["MD"], "w") as f:
     w = lambda s="": print(s, file=f)
     write_header(w, "MULTI/EXEC — loopkv vs redis-server", "benchmarks/multi.sh", E,
-                 f"REPS={E['REPS']}; {E['CONNS']} connections, {E['SETS']} SETs per transaction, {E['DURATION']} per run.")
+                 f"REPS={E['REPS']}; {E['CONNS']} connections, {E['SETS']} SETs per transaction, {E['DURATION']} per run." +
+                 (f" loopkv-b = {E['LOOPKV_B']}." if E["LOOPKV_B"] else ""))
     w()
     w("Both servers on CPU 0 (loopkv `--loops 1`), the tool on CPU 1. Median (every repetition); "
       "ratio = loopkv / redis; goal: server CPU per transaction ≤ 0.7× redis.")
     w()
-    w("| run | µs server CPU per transaction, loopkv | redis | ratio | met? | user loopkv / redis | kernel loopkv / redis | transactions/s loopkv / redis |")
-    w("|---|---|---|---|---|---|---|---|")
+    w("| run | server | µs server CPU per transaction | redis | ratio | met? | user / redis's | kernel / redis's | transactions/s / redis's |")
+    w("|---|---|---|---|---|---|---|---|---|")
     for s in scens:
-        lk, rd = vals(s, "loopkv", "server_cpu_per_txn_us"), vals(s, "redis", "server_cpu_per_txn_us")
-        r = ratio(med(lk), med(rd))
-        ok = "n/a" if r is None else ("**yes**" if r <= 0.7 else "**no**")
-        u = lambda l: fmt(med(vals(s, l, "server_user_per_txn_us")))
-        k = lambda l: fmt(med(vals(s, l, "server_sys_per_txn_us")))
-        t = lambda l: fmt(med(vals(s, l, "transactions_per_s")))
-        w(f"| {s} | {cell(lk, ' µs')} | {cell(rd, ' µs')} | {fmt(r)} | {ok} | {u('loopkv')} / {u('redis')} µs | "
-          f"{k('loopkv')} / {k('redis')} µs | {t('loopkv')} / {t('redis')} |")
+        for lab in ["loopkv"] + (["loopkv-b"] if E["LOOPKV_B"] else []):
+            lk, rd = vals(s, lab, "server_cpu_per_txn_us"), vals(s, "redis", "server_cpu_per_txn_us")
+            r = ratio(med(lk), med(rd))
+            ok = "n/a" if r is None else ("**yes**" if r <= 0.7 else "**no**")
+            u = lambda l: fmt(med(vals(s, l, "server_user_per_txn_us")))
+            k = lambda l: fmt(med(vals(s, l, "server_sys_per_txn_us")))
+            t = lambda l: fmt(med(vals(s, l, "transactions_per_s")))
+            w(f"| {s} | {lab} | {cell(lk, ' µs')} | {cell(rd, ' µs')} | {fmt(r)} | {ok} | {u(lab)} / {u('redis')} µs | "
+              f"{k(lab)} / {k('redis')} µs | {t(lab)} / {t('redis')} |")
     if failed:
         w()
         w("Failed runs: " + "; ".join(failed) + ".")
