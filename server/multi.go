@@ -39,19 +39,17 @@ import (
 type multiState struct {
 	cmds    []queuedCmd
 	arena   []byte   // the queued commands' arguments, copied end to end
-	spans   [][2]int // each argument's offset and length in arena
-	argv    [][]byte // EXEC: the arguments as slices of arena
+	argv    [][]byte // each argument, a slice of arena (see queue)
 	keys    [][]byte // EXEC: the keys to lock
 	written []writtenKey
 	view    store.LockedView // EXEC's locked view of the store, reused
 	aborted bool             // a command failed while queueing: EXEC answers EXECABORT
 }
 
-// queuedCmd is one queued command: its row and its arguments' spans.
+// queuedCmd is one queued command: its row and its arguments, argv[first:first+argc].
 type queuedCmd struct {
 	cmd         *command
 	first, argc int
-	args        [][]byte // set by EXEC
 }
 
 var multiPool = sync.Pool{New: func() any { return new(multiState) }}
@@ -70,7 +68,7 @@ func (m *multiState) release() {
 	clear(m.argv)
 	clear(m.keys)
 	clear(m.written)
-	m.cmds, m.arena, m.spans, m.argv, m.keys, m.written = m.cmds[:0], m.arena[:0], m.spans[:0], m.argv[:0], m.keys[:0], m.written[:0]
+	m.cmds, m.arena, m.argv, m.keys, m.written = m.cmds[:0], m.arena[:0], m.argv[:0], m.keys[:0], m.written[:0]
 	m.aborted = false
 	multiPool.Put(m)
 }
@@ -110,24 +108,25 @@ func txnControl(cmd *command) bool {
 	return false
 }
 
-// queue copies the command in c into the open transaction.
+// queue copies a command into the open transaction: its arguments go to
+// the end of arena, and argv takes a slice of each at once. When arena
+// grows, the slices taken before keep pointing into its earlier array,
+// which holds the same bytes and is never written again, so no second
+// pass is needed to point them into the final one.
 func (m *multiState) queue(cmd *command, args [][]byte) {
-	m.cmds = append(m.cmds, queuedCmd{cmd: cmd, first: len(m.spans), argc: len(args)})
+	m.cmds = append(m.cmds, queuedCmd{cmd: cmd, first: len(m.argv), argc: len(args)})
 	for _, a := range args {
-		m.spans = append(m.spans, [2]int{len(m.arena), len(a)})
+		n := len(m.arena)
 		m.arena = append(m.arena, a...)
+		m.argv = append(m.argv, m.arena[n:len(m.arena):len(m.arena)])
 	}
 }
 
-// materialize points each queued command's args into the final arena.
-func (m *multiState) materialize() {
-	for _, sp := range m.spans {
-		m.argv = append(m.argv, m.arena[sp[0]:sp[0]+sp[1]:sp[0]+sp[1]])
-	}
-	for i := range m.cmds {
-		q := &m.cmds[i]
-		q.args = m.argv[q.first : q.first+q.argc]
-	}
+// args is q's arguments, capped so that nothing appended to them reaches
+// the next command's.
+func (m *multiState) args(q *queuedCmd) [][]byte {
+	end := q.first + q.argc
+	return m.argv[q.first:end:end]
 }
 
 // rejectQueued answers a command refused by call; inside MULTI it aborts
@@ -316,7 +315,8 @@ func (m *multiState) lockSet() (keys [][]byte, all bool) {
 	var buf [8]keyRef
 	keys = m.keys[:0]
 	defer func() { m.keys = keys }()
-	for _, q := range m.cmds {
+	for i := range m.cmds {
+		q := &m.cmds[i]
 		cmd := q.cmd
 		if len(cmd.Keys) == 0 {
 			if cmd.ACL&(catConnection|catTransaction) != 0 && cmd.Flags&(flagWrite|flagReadOnly) == 0 {
@@ -329,12 +329,13 @@ func (m *multiState) lockSet() (keys [][]byte, all bool) {
 				return nil, true // SORT's BY, GET and STORE keys: anywhere
 			}
 		}
-		refs, ok := commandKeys(cmd, q.args, buf[:], keysPartial)
+		args := m.args(q)
+		refs, ok := commandKeys(cmd, args, buf[:], keysPartial)
 		if !ok {
 			return nil, true
 		}
 		for _, r := range refs {
-			keys = append(keys, q.args[r.Pos]) // m.keys, reused
+			keys = append(keys, args[r.Pos]) // m.keys, reused
 		}
 	}
 	return keys, false
@@ -364,7 +365,6 @@ func cmdExec(c *cmdCtx) {
 		cl.conn.shared.multi.Store(-1)
 	}
 	defer m.release()
-	m.materialize()
 	keys, all := m.lockSet()
 	view := c.store.LockInto(&m.view, keys, all) // journaled: lazy expiry inside EXEC is recorded (notify.go)
 	if s.watchBroken(cl, c.now) {
@@ -378,9 +378,10 @@ func cmdExec(c *cmdCtx) {
 	c.store, cl.execing, cl.written = view, true, m.written[:0]
 	c.arrayLen(len(m.cmds))
 	s.beginTxn(c) // propagate.go
-	for _, q := range m.cmds {
-		c.args = q.args
-		s.call(c, nil)
+	for i := range m.cmds {
+		q := &m.cmds[i]
+		c.args = m.args(q)
+		s.callAs(c, nil, q.cmd)
 	}
 	s.endTxn(c)
 	c.args, c.store, cl.execing = args, st, false

@@ -86,6 +86,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		ctx.endCommand() // notify.go
 	}
 	ctx.endBatch() // notify.go
+	if cl.multi != nil && cl.conn != nil {
+		cl.conn.shared.multi.Store(int32(len(cl.multi.cmds))) // multi.go: once per batch, not per queued command
+	}
 	out = ctx.out
 	ctx.args, ctx.out = nil, nil // an idle client keeps no reference to loop buffers
 	if cl.parser.Idle() {        // no partial command: the parser goes back to the loop
@@ -122,12 +125,19 @@ func (c *cmdCtx) returnParser(p *resp.Parser) {
 
 // call dispatches one command: lookup, arity, authentication, the memory
 // limit, then the handler, in Redis's order.
-func (s *Server) call(c *cmdCtx, scratch []byte) {
+func (s *Server) call(c *cmdCtx, scratch []byte) { s.callAs(c, scratch, nil) }
+
+// callAs is call with c.args's row already resolved as cmd, or nil to
+// resolve it: EXEC runs its queued commands as the rows it queued them as,
+// as Redis's execCommand does.
+func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	cl := c.cl
-	cmd, msg := resolveCommand(c.args)
 	if cmd == nil {
-		c.rejectQueued(nil, msg)
-		return
+		var msg string
+		if cmd, msg = resolveCommand(c.args); cmd == nil {
+			c.rejectQueued(nil, msg)
+			return
+		}
 	}
 	if cmd.Protected {
 		if msg := s.debugRefusal(cl); msg != "" { // cmd_debug.go
@@ -177,10 +187,7 @@ func (s *Server) call(c *cmdCtx, scratch []byte) {
 			return
 		}
 		if cl.multi != nil && !txnControl(cmd) {
-			cl.multi.queue(cmd, c.args) // multi.go
-			if cl.conn != nil {
-				cl.conn.shared.multi.Store(int32(len(cl.multi.cmds)))
-			}
+			cl.multi.queue(cmd, c.args) // multi.go; CLIENT LIST's count is published at the batch's end
 			c.simple("QUEUED")
 			return
 		}
