@@ -13,7 +13,7 @@ import (
 
 // cmdInfo is INFO [section ...]; see info.go.
 func cmdInfo(c *cmdCtx) {
-	c.verbatim(c.srv.appendInfo(nil, c.args[1:]))
+	c.verbatim(c.srv.appendInfo(c.store, nil, c.args[1:]))
 }
 
 func cmdTime(c *cmdCtx) {
@@ -32,7 +32,7 @@ func cmdTime(c *cmdCtx) {
 // monotonic).
 func cmdConfigResetStat(c *cmdCtx) {
 	s := c.srv
-	st := storeStats(s.store)
+	st := storeStats(c.store) // the view: inside EXEC the transaction's, which holds the locks
 	s.stats.resetStore.Store(&keyspaceStats{expired: st.expired, evicted: st.evicted, hits: st.hits, misses: st.misses})
 	s.stats.totalConns.Store(0)
 	s.stats.rejectedConns.Store(0)

@@ -12,36 +12,41 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopkv/loopkv/store"
 )
 
 // infoSections are INFO's sections in Redis's order; all of them are in
 // the default set.
 var infoSections = []infoSection{
-	{"server", (*Server).infoServer, false},
-	{"clients", (*Server).infoClients, false},
-	{"memory", (*Server).infoMemory, false},
-	{"persistence", (*Server).infoPersistence, false},
-	{"stats", (*Server).infoStats, false},
-	{"replication", (*Server).infoReplication, false},
-	{"cpu", (*Server).infoCPU, false},
-	{"commandstats", (*Server).infoCommandStats, true},
-	{"errorstats", (*Server).infoErrorStats, false},
-	{"latencystats", (*Server).infoLatencyStats, true},
-	{"cluster", (*Server).infoCluster, false},
-	{"keyspace", (*Server).infoKeyspace, false},
+	{name: "server", fn: (*Server).infoServer},
+	{name: "clients", fn: (*Server).infoClients},
+	{name: "memory", ks: (*Server).infoMemory},
+	{name: "persistence", fn: (*Server).infoPersistence},
+	{name: "stats", ks: (*Server).infoStats},
+	{name: "replication", fn: (*Server).infoReplication},
+	{name: "cpu", fn: (*Server).infoCPU},
+	{name: "commandstats", fn: (*Server).infoCommandStats, notDflt: true},
+	{name: "errorstats", fn: (*Server).infoErrorStats},
+	{name: "latencystats", fn: (*Server).infoLatencyStats, notDflt: true},
+	{name: "cluster", fn: (*Server).infoCluster},
+	{name: "keyspace", ks: (*Server).infoKeyspace},
 }
 
 // infoSection is one INFO section.
 type infoSection struct {
 	name    string
 	fn      func(s *Server, b []byte) []byte
-	notDflt bool // only with "all", "everything" or its name, as in Redis
+	ks      func(s *Server, st *store.Store, b []byte) []byte // instead of fn, for a section that reads the store's counts
+	notDflt bool                                              // only with "all", "everything" or its name, as in Redis
 }
 
 // appendInfo appends INFO's text for the named sections: none and "default"
 // mean the default set, "all" and "everything" every section; unknown
-// names add nothing.
-func (s *Server) appendInfo(b []byte, names [][]byte) []byte {
+// names add nothing. The store's counts are read through st, the caller's
+// view: inside EXEC the transaction's, which holds the shard locks that
+// reading the keyspace itself would wait for.
+func (s *Server) appendInfo(st *store.Store, b []byte, names [][]byte) []byte {
 	want := map[string]bool{}
 	dflt, all := len(names) == 0, false
 	for _, n := range names {
@@ -63,7 +68,11 @@ func (s *Server) appendInfo(b []byte, names [][]byte) []byte {
 			b = append(b, "\r\n"...)
 		}
 		n++
-		b = sec.fn(s, b)
+		if sec.ks != nil {
+			b = sec.ks(s, st, b)
+		} else {
+			b = sec.fn(s, b)
+		}
 	}
 	return b
 }
@@ -136,8 +145,8 @@ func (s *Server) infoClients(b []byte) []byte {
 var memorySamples = [...]string{"/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes",
 	"/gc/scan/heap:bytes", "/cpu/classes/gc/total:cpu-seconds", "/cpu/classes/total:cpu-seconds", "/gc/cycles/total:gc-cycles"}
 
-func (s *Server) infoMemory(b []byte) []byte {
-	st := storeStats(s.store)
+func (s *Server) infoMemory(ks *store.Store, b []byte) []byte {
+	st := storeStats(ks)
 	used := st.used
 	var samples [len(memorySamples)]metrics.Sample
 	for i, name := range memorySamples {
@@ -181,8 +190,8 @@ func (s *Server) infoPersistence(b []byte) []byte {
 	return s.infoAOF(b) // aof.go
 }
 
-func (s *Server) infoStats(b []byte) []byte {
-	st := storeStats(s.store)
+func (s *Server) infoStats(ks *store.Store, b []byte) []byte {
+	st := storeStats(ks)
 	if base := s.stats.resetStore.Load(); base != nil { // CONFIG RESETSTAT
 		st.expired, st.evicted, st.hits, st.misses = st.expired-base.expired, st.evicted-base.evicted,
 			st.hits-base.hits, st.misses-base.misses
@@ -235,9 +244,9 @@ func (s *Server) infoCluster(b []byte) []byte {
 }
 
 // infoKeyspace lists each non-empty database as dbN:keys=..,expires=..,avg_ttl=..
-func (s *Server) infoKeyspace(b []byte) []byte {
+func (s *Server) infoKeyspace(ks *store.Store, b []byte) []byte {
 	b = append(b, "# Keyspace\r\n"...)
-	for db, d := range storeStats(s.store).dbs {
+	for db, d := range storeStats(ks).dbs {
 		if d.keys == 0 {
 			continue
 		}

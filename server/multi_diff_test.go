@@ -22,6 +22,7 @@ var multiDiffCases = []diffCase{
 	{"resp3 exec", []string{"#proto 3", "MULTI", "SET a 1", "GET a", "HSET h f v", "HGETALL h", "EXEC",
 		"SET a 1", "WATCH a", "SET a 2", "MULTI", "GET a", "EXEC"}},
 	{"reset", []string{"WATCH a", "MULTI", "SET a 1", "RESET", "EXEC", "GET a"}},
+	{"info inside exec", []string{"SET a 1", "MULTI", "SET b 2", "INFO keyspace", "SELECT 2", "SET c 3", "INFO keyspace", "EXEC"}},
 }
 
 func TestMultiCommandsMatchRedis(t *testing.T) { runDiff(t, multiDiffCases) }
