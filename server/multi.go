@@ -43,7 +43,50 @@ type multiState struct {
 	keys    [][]byte // EXEC: the keys to lock
 	written []writtenKey
 	view    store.LockedView // EXEC's locked view of the store, reused
+	stats   []txnStat        // EXEC: its commands' durations, not yet in the loop's counters
 	aborted bool             // a command failed while queueing: EXEC answers EXECABORT
+}
+
+// txnStat is n calls of one command, of ns nanoseconds in all, that fell
+// in histogram bucket bucket.
+type txnStat struct {
+	cs     *cmdStats
+	bucket int
+	ns, n  int64
+}
+
+// txnStatsMax bounds the entries EXEC gathers; past them a command's
+// statistics go to the counters at once.
+const txnStatsMax = 16
+
+// addStats counts a call of d nanoseconds for EXEC to add up at its end:
+// one atomic add per command and bucket instead of two per call (endCall).
+func (m *multiState) addStats(cs *cmdStats, d int64) {
+	b := histIndex(d)
+	for i := range m.stats {
+		if t := &m.stats[i]; t.cs == cs && t.bucket == b {
+			t.ns += d
+			t.n++
+			return
+		}
+	}
+	if len(m.stats) == txnStatsMax {
+		cs.ns.Add(d)
+		cs.hist[b].Add(1)
+		return
+	}
+	m.stats = append(m.stats, txnStat{cs: cs, bucket: b, ns: d, n: 1})
+}
+
+// flushStats adds the gathered statistics to the loop's counters.
+func (m *multiState) flushStats() {
+	for i := range m.stats {
+		t := &m.stats[i]
+		t.cs.ns.Add(t.ns)
+		t.cs.hist[t.bucket].Add(t.n)
+	}
+	clear(m.stats)
+	m.stats = m.stats[:0]
 }
 
 // queuedCmd is one queued command: its row and its arguments, argv[first:first+argc].
@@ -378,11 +421,17 @@ func cmdExec(c *cmdCtx) {
 	c.store, cl.execing, cl.written = view, true, m.written[:0]
 	c.arrayLen(len(m.cmds))
 	s.beginTxn(c) // propagate.go
+	cl.txn = m
 	for i := range m.cmds {
 		q := &m.cmds[i]
+		if len(q.cmd.Keys) == 0 {
+			m.flushStats() // INFO, LATENCY, CONFIG RESETSTAT ... see the counters as they are
+		}
 		c.args = m.args(q)
 		s.callAs(c, nil, q.cmd)
 	}
+	cl.txn = nil
+	m.flushStats()
 	s.endTxn(c)
 	c.args, c.store, cl.execing = args, st, false
 	view.Unlock()

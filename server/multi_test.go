@@ -356,3 +356,34 @@ func bulkInt(rep string) int {
 	fmt.Sscanf(rep[strings.Index(rep, "\r\n")+2:], "%d", &n)
 	return n
 }
+
+// EXEC's gathered statistics add up to what endCall adds per call: every
+// call in its bucket and every nanosecond, also past txnStatsMax entries.
+func TestExecStatsAddUp(t *testing.T) {
+	var m multiState
+	var got, want cmdStats
+	for i := range 300 {
+		d := int64(i*i*37 + 1) // buckets in order, then repeats of them
+		if i >= 200 {
+			d = int64((i-200)*(i-200)*37 + 1)
+		}
+		m.addStats(&got, d)
+		want.ns.Add(d)
+		want.hist[histIndex(d)].Add(1)
+		if i%50 == 49 {
+			m.flushStats()
+		}
+	}
+	m.flushStats()
+	if got.ns.Load() != want.ns.Load() {
+		t.Fatalf("ns %d, want %d", got.ns.Load(), want.ns.Load())
+	}
+	for i := range got.hist {
+		if got.hist[i].Load() != want.hist[i].Load() {
+			t.Fatalf("bucket %d: %d calls, want %d", i, got.hist[i].Load(), want.hist[i].Load())
+		}
+	}
+	if len(m.stats) != 0 {
+		t.Fatalf("%d entries left after flushStats", len(m.stats))
+	}
+}

@@ -128,8 +128,12 @@ func (s *Server) endCall(c *cmdCtx, cmd *command, m callMark) {
 	d := int64(c.mono - m.start)
 	st := s.statsOf(c.cl)
 	cs := st.cmd(cmd)
-	cs.ns.Add(d)
-	cs.hist[histIndex(d)].Add(1)
+	if t := c.cl.txn; t != nil {
+		t.addStats(cs, d) // multi.go: added up at EXEC's end
+	} else {
+		cs.ns.Add(d)
+		cs.hist[histIndex(d)].Add(1)
+	}
 	if len(c.out) > m.out && c.out[m.out] == '-' {
 		cs.failed.Add(1)
 		s.countError(st, c.out[m.out+1:])
