@@ -34,6 +34,9 @@ type cmdCtx struct {
 	replay    bool   // the AOF loader's: runs while the server is loading
 	// idle parsers lent to the clients for a batch (session.go lendParser)
 	spares []*resp.Parser
+	// while EXEC runs: the transaction, which gathers its commands'
+	// statistics (multi.go)
+	txn *multiState
 }
 
 // db is the client's selected database.

@@ -421,7 +421,7 @@ func cmdExec(c *cmdCtx) {
 	c.store, cl.execing, cl.written = view, true, m.written[:0]
 	c.arrayLen(len(m.cmds))
 	s.beginTxn(c) // propagate.go
-	cl.txn = m
+	c.txn = m
 	for i := range m.cmds {
 		q := &m.cmds[i]
 		if len(q.cmd.Keys) == 0 {
@@ -430,7 +430,7 @@ func cmdExec(c *cmdCtx) {
 		c.args = m.args(q)
 		s.callAs(c, nil, q.cmd)
 	}
-	cl.txn = nil
+	c.txn = nil
 	m.flushStats()
 	s.endTxn(c)
 	c.args, c.store, cl.execing = args, st, false

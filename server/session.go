@@ -23,7 +23,6 @@ type client struct {
 	monitor *monitorFeed // set by MONITOR (monitor.go)
 	multi   *multiState  // the open transaction (multi.go); nil outside MULTI
 	watch   *watchState  // the watched keys (multi.go); nil when none
-	txn     *multiState  // while EXEC runs: the transaction, which gathers its commands' statistics (multi.go)
 	sub     *subState    // the subscriptions (pubsub.go); nil when none
 	track   *trackState  // client-side caching (tracking.go); nil when off
 	written []writtenKey // inside EXEC: keys written, whose waiters are served after it

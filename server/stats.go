@@ -128,7 +128,7 @@ func (s *Server) endCall(c *cmdCtx, cmd *command, m callMark) {
 	d := int64(c.mono - m.start)
 	st := s.statsOf(c.cl)
 	cs := st.cmd(cmd)
-	if t := c.cl.txn; t != nil {
+	if t := c.txn; t != nil {
 		t.addStats(cs, d) // multi.go: added up at EXEC's end
 	} else {
 		cs.ns.Add(d)
