@@ -9,7 +9,9 @@
 # over loops and deliveries cross from one loop to another. Each entry of
 # VARIANTS is a loopkv run: "default" as started, or "gomaxprocs=N" with the
 # Go runtime's GOMAXPROCS=N in its environment (on one CPU the runtime
-# defaults to one P, which the loops' threads then pass between them).
+# defaults to one P; with more loops than that loopkv raises it to loops + 1
+# itself unless the environment sets it, so "gomaxprocs=1" is how it ran
+# before, the loops' threads passing one P between them).
 #
 #	benchmarks/queue.sh
 #	REPS=5 N=20000 VARIANTS="default gomaxprocs=3" benchmarks/queue.sh
