@@ -16,12 +16,13 @@ import (
 
 	"github.com/loopkv/loopkv/config"
 	"github.com/loopkv/loopkv/rdb"
+	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
 )
 
 // DEBUG (Redis debug.c), the subcommands client and tool test suites use:
-// OBJECT, SLEEP, SET-ACTIVE-EXPIRE, RELOAD, DIGEST, DIGEST-VALUE, ERROR,
-// LOG, CHANGE-REPL-ID and QUICKLIST-PACKED-THRESHOLD; the others answer
+// OBJECT, SLEEP, SET-ACTIVE-EXPIRE, RELOAD, DIGEST, DIGEST-VALUE, PROTOCOL,
+// ERROR, LOG, CHANGE-REPL-ID and QUICKLIST-PACKED-THRESHOLD; the others answer
 // Redis's unknown-subcommand error. DEBUG is refused before it runs
 // (after the arity check, before authentication, as Redis's
 // processCommand) unless enable-debug-command allows the client.
@@ -116,6 +117,8 @@ func cmdDebug(c *cmdCtx) {
 		debugDigest(c)
 	case is("digest-value"):
 		debugDigestValue(c)
+	case is("protocol") && n == 3:
+		debugProtocol(c)
 	case is("error") && n == 3:
 		c.errReply(debugErrorText(c.args[2]))
 	case is("log") && n == 3:
@@ -187,6 +190,64 @@ func strtod(b []byte) float64 {
 	}
 	f, _ := strconv.ParseFloat(string(b[:end]), 64) // a range error gives ±Inf, as strtod's HUGE_VAL
 	return f
+}
+
+// debugProtocol is DEBUG PROTOCOL type: a sample reply of each RESP3
+// type, for client tests, in RESP2 where it has one.
+func debugProtocol(c *cmdCtx) {
+	p := c.cl.proto
+	switch t := c.args[2]; {
+	case bytes.EqualFold(t, []byte("string")):
+		c.bulkString("Hello World")
+	case bytes.EqualFold(t, []byte("integer")):
+		c.integer(12345)
+	case bytes.EqualFold(t, []byte("double")):
+		c.out = resp.AppendDouble(c.out, 3.141, p)
+	case bytes.EqualFold(t, []byte("bignum")):
+		c.out = resp.AppendBigNumber(c.out, []byte("1234567999999999999999999999999999999"), p)
+	case bytes.EqualFold(t, []byte("null")):
+		c.null()
+	case bytes.EqualFold(t, []byte("array")), bytes.EqualFold(t, []byte("set")):
+		if bytes.EqualFold(t, []byte("set")) {
+			c.out = resp.AppendSetLen(c.out, 3, p)
+		} else {
+			c.arrayLen(3)
+		}
+		for i := int64(0); i < 3; i++ {
+			c.integer(i)
+		}
+	case bytes.EqualFold(t, []byte("map")):
+		c.out = resp.AppendMapLen(c.out, 3, p)
+		for i := int64(0); i < 3; i++ {
+			c.integer(i)
+			c.out = resp.AppendBool(c.out, i == 1, p)
+		}
+	case bytes.EqualFold(t, []byte("attrib")):
+		if p >= 3 {
+			c.out = append(c.out, "|1\r\n"...)
+			c.bulkString("key-popularity")
+			c.arrayLen(2)
+			c.bulkString("key:123")
+			c.integer(90)
+		}
+		c.bulkString("Some real reply following the attribute")
+	case bytes.EqualFold(t, []byte("push")):
+		if p < 3 {
+			c.errReply("ERR RESP2 is not supported by this command")
+			return
+		}
+		c.out = resp.AppendPushLen(c.out, 2, p)
+		c.bulkString("server-cpu-usage")
+		c.integer(42)
+		c.bulkString("Some real reply following the push reply")
+	case bytes.EqualFold(t, []byte("verbatim")):
+		c.out = resp.AppendVerbatim(c.out, "txt", []byte("This is a verbatim\nstring"), p)
+	case bytes.EqualFold(t, []byte("true")), bytes.EqualFold(t, []byte("false")):
+		c.out = resp.AppendBool(c.out, bytes.EqualFold(t, []byte("true")), p)
+	default:
+		c.errReply("ERR Wrong protocol type name. Please use one of the following: " +
+			"string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
+	}
 }
 
 // debugErrorText is DEBUG ERROR's reply: the message as given, line
