@@ -2,6 +2,8 @@
 
 package server
 
+const raceEnabled = false
+
 const (
 	connMemConns = 1000
 	connMemSlack = 0

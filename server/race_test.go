@@ -2,6 +2,10 @@
 
 package server
 
+// raceEnabled: the race detector is on. Its sync.Pool drops a quarter of
+// the values put back, so pooled objects allocate again.
+const raceEnabled = true
+
 const (
 	// connMemConns is smaller under the race detector, which makes a
 	// handshake about ten times slower on both sides.
