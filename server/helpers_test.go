@@ -231,6 +231,7 @@ func startRefRedis(t testing.TB, extra ...string) string {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if refRedisUp(addr, exited) {
+			refRedisLoaded(t, addr)
 			return addr
 		}
 		select {
@@ -264,20 +265,44 @@ func refRedisUp(addr string, exited <-chan struct{}) bool {
 	return false
 }
 
+// refRedisLoaded waits until redis-server on addr has loaded its data:
+// it listens while it loads, answering -LOADING (to the PING refRedisUp
+// took for an answer too), and a test reading its keyspace meanwhile sees
+// part of it.
+func refRedisLoaded(t testing.TB, addr string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if !strings.HasPrefix(pingReply(addr), "-LOADING") {
+			return
+		}
+	}
+	t.Fatal("redis-server still loading after 30 s")
+}
+
 // answersPing reports whether a server on addr answers an inline PING
 // within half a second, with +PONG or an error such as NOAUTH. A port that
 // accepts connections may be another socket's that took the port we
 // picked; one that answers like Redis is the server we started.
 func answersPing(addr string) bool {
+	line := pingReply(addr)
+	return strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-")
+}
+
+// pingReply is the first line a server on addr answers to an inline PING
+// within half a second, or "" if none.
+func pingReply(addr string) string {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
-		return false
+		return ""
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
 	if _, err := io.WriteString(c, "PING\r\n"); err != nil {
-		return false
+		return ""
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
-	return err == nil && (strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-"))
+	if err != nil {
+		return ""
+	}
+	return line
 }
