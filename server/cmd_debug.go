@@ -33,8 +33,9 @@ import (
 //     once: a loop never sleeps.
 //   - RELOAD parks its client while a goroutine saves, flushes and loads;
 //     meanwhile other clients see the keyspace as it is (empty, or partly
-//     loaded) and INFO says loading:1. Blocked clients, WATCH and tracking
-//     are not told of the flush or the load. A key conflict of NOFLUSH
+//     loaded) and INFO says loading:1. The flush breaks every WATCH (Redis
+//     breaks those of keys that existed); the loaded keys serve no blocked
+//     client, as in Redis; tracking clients get no invalidation. A key conflict of NOFLUSH
 //     without MERGE answers "Error trying to load the RDB dump" (Redis
 //     exits); a key another client writes between the flush and the load
 //     is replaced by the file's. RELOAD is refused inside EXEC.
@@ -515,9 +516,14 @@ func debugReload(c *cmdCtx) {
 		}
 	}
 	s := c.srv
-	switch {
-	case c.cl.execing:
+	if c.cl.execing {
 		c.errReply("ERR DEBUG RELOAD is not supported inside MULTI/EXEC")
+		return
+	}
+	if !o.noFlush && s.watches.n.Load() > 0 {
+		s.touchWatched(c, lookupCommand(c.args[0])) // multi.go: a row without keys marks every watcher, as the flush
+	}
+	switch {
 	case !parkable(c):
 		c.out = append(c.out, s.reload(o)...)
 	default:

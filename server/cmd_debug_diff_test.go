@@ -160,6 +160,11 @@ func TestDebugReloadKeepsKeysTTLsAndEncodings(t *testing.T) {
 		}
 	}
 	p.both(t, "DBSIZE")
+	// the flush breaks a WATCH of an existing key
+	for _, args := range [][]string{{"WATCH", "s"}, {"DEBUG", "RELOAD"}, {"MULTI"}, {"SET", "s", "x"}, {"EXEC"}, {"GET", "s"},
+		{"WATCH", "s"}, {"DEBUG", "RELOAD", "NOSAVE", "NOFLUSH", "MERGE"}, {"MULTI"}, {"GET", "s"}, {"EXEC"}} {
+		p.both(t, args...)
+	}
 	// NOSAVE reloads the file as it is; NOFLUSH MERGE keeps new keys and
 	// takes the file's on a conflict
 	p.both(t, "SET", "after", "1")
