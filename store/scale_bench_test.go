@@ -62,6 +62,59 @@ func (o *opTimer) report(b *testing.B, unit string) {
 	b.ReportMetric(float64(o.maxAt), "max-cpu-at")
 }
 
+// envInt returns the positive integer in environment variable name, def
+// when it is unset or not one.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// finishRehash runs RehashCycle until the last growth's rehash is done.
+func finishRehash(s *Store) {
+	for range 1000 {
+		s.RehashCycle(10 * time.Millisecond)
+	}
+}
+
+// alternateCPU runs b's iterations, each one round of run(mode, op) for
+// modes 0 and 1 (alternating which goes first) and ops 0 (get) and 1
+// (set), timed in thread CPU time, so that descheduling by the neighbours
+// does not count, and returns the CPU ns per operation of each, a round
+// being perRound operations.
+func alternateCPU(b *testing.B, perRound int, run func(mode, op int)) (ns [2][2]float64) {
+	var cpu [2][2]time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		for j := range 2 {
+			mode := (i + j) % 2
+			for op := range 2 {
+				t := threadCPU()
+				run(mode, op)
+				cpu[mode][op] += threadCPU() - t
+			}
+		}
+	}
+	for m := range cpu {
+		for op := range cpu[m] {
+			ns[m][op] = float64(cpu[m][op].Nanoseconds()) / float64(b.N*perRound)
+		}
+	}
+	return ns
+}
+
+// reportPair reports alternateCPU's figures as a-cpu-ns/get, b-cpu-ns/get,
+// b/a-get and the same for set.
+func reportPair(b *testing.B, ns [2][2]float64, a, bb string) {
+	for op, name := range []string{"get", "set"} {
+		b.ReportMetric(ns[0][op], a+"-cpu-ns/"+name)
+		b.ReportMetric(ns[1][op], bb+"-cpu-ns/"+name)
+		b.ReportMetric(ns[1][op]/ns[0][op], bb+"/"+a+"-"+name)
+	}
+}
+
 func scaleSizes() []int {
 	spec := os.Getenv("SCALE_KEYS")
 	if spec == "" {
