@@ -2,6 +2,8 @@ package server
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,10 +33,12 @@ func TestLoadingRepliesWhileTheDataLoads(t *testing.T) {
 		if aof {
 			c.do("CONFIG", "SET", "appendonly", "yes")
 			waitRewrite(t, c)
+			waitFile(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
 			c.do("SET", "k2", "v2")
 		} else if r := c.do("SAVE"); r != "+OK\r\n" {
 			t.Fatalf("SAVE: %q", r)
 		}
+		stopServer(t, src) // the new server owns the directory (its AOF)
 		hold := make(chan struct{})
 		var s *Server
 		loadHook = func(ls *Server) {
@@ -103,7 +107,12 @@ func TestLoadingRepliesWhileTheDataLoads(t *testing.T) {
 		}
 		if aof {
 			if r := l.do("GET", "k2"); r != "$2\r\nv2\r\n" {
-				t.Errorf("GET k2 after the AOF load = %q", r)
+				ents, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Errorf("GET k2 after the AOF load = %q; files %v; %s", r, names, l.do("INFO", "persistence"))
 			}
 		}
 		if f := infoField(l.do("INFO", "persistence"), "loading:"); f != "loading:0" {
