@@ -32,8 +32,10 @@ import (
 //     others (Redis stops the whole server). Inside EXEC it answers +OK at
 //     once: a loop never sleeps.
 //   - RELOAD parks its client while a goroutine saves, flushes and loads;
-//     meanwhile other clients see the keyspace as it is (empty, or partly
-//     loaded) and INFO says loading:1. The flush breaks every WATCH (Redis
+//     from the flush to the end of the load the other clients get -LOADING
+//     for commands without the loading flag, as during the start-up load,
+//     and INFO says loading:1; a write that lands between the save and the
+//     flush is not in the file and is lost. The flush breaks every WATCH (Redis
 //     breaks those of keys that existed); the loaded keys serve no blocked
 //     client, as in Redis; tracking clients get no invalidation. A key conflict of NOFLUSH
 //     without MERGE answers "Error trying to load the RDB dump" (Redis
