@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -385,5 +386,30 @@ func TestExecStatsAddUp(t *testing.T) {
 	}
 	if len(m.stats) != 0 {
 		t.Fatalf("%d entries left after flushStats", len(m.stats))
+	}
+}
+
+// A transaction whose queued arguments outgrow the arena many times over
+// (and the pooled transaction's bound, so it is not kept) runs every
+// command with its own arguments: the slices taken before the arena grew
+// still read the same bytes.
+func TestExecLargeTransactionKeepsArguments(t *testing.T) {
+	o := newOurServer()
+	o.do(t, []string{"MULTI"})
+	val := func(i int) string { return fmt.Sprintf("%d:%s", i, strings.Repeat("v", i%300)) }
+	const n = 3000
+	for i := range n {
+		if got := string(o.do(t, []string{"SET", fmt.Sprintf("k%d", i), val(i)})); got != "+QUEUED\r\n" {
+			t.Fatalf("SET %d: %q", i, got)
+		}
+	}
+	if got := o.do(t, []string{"EXEC"}); !bytes.HasPrefix(got, []byte(fmt.Sprintf("*%d\r\n+OK\r\n", n))) || bytes.Count(got, []byte("+OK\r\n")) != n {
+		t.Fatalf("EXEC: %.80q", got)
+	}
+	for i := range n {
+		v := val(i)
+		if got, want := string(o.do(t, []string{"GET", fmt.Sprintf("k%d", i)})), fmt.Sprintf("$%d\r\n%s\r\n", len(v), v); got != want {
+			t.Fatalf("GET k%d = %.60q, want %.60q", i, got, want)
+		}
 	}
 }
