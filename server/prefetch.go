@@ -22,6 +22,9 @@ func (c *cmdCtx) prefetchAhead(in []byte) int {
 	if prefetchOff || cl.multi != nil || !cl.authed && c.srv.authRequired() {
 		return 0 // queued or refused commands look nothing up
 	}
+	if c.store.UsedMemory() < prefetchMinUsed {
+		return 0 // a keyspace that fits the caches: the scan would cost more than it saves
+	}
 	var keys [store.PrefetchMax][]byte
 	cmds, nk := prefetchKeys(in, &keys)
 	if nk >= 2 {
@@ -33,6 +36,15 @@ func (c *cmdCtx) prefetchAhead(in []byte) int {
 // prefetchOff turns prefetchAhead off, for benchmarks that compare. Set
 // it only while no loop runs.
 var prefetchOff bool
+
+// prefetchMinUsed is the keyspace size (UsedMemory) below which
+// prefetchAhead does nothing. The look-ahead scans each command once more
+// than the Parser does: for MSET of 10 keys over TLS at pipeline 16 on a
+// one-key keyspace it cost 17-22 % more server CPU per op (1.87-1.90 ->
+// 2.20-2.33 us), where no miss was left to overlap; at 100k keys (about
+// 7 MB of records, past the L2) it already saved 15-20 % per SET and GET.
+// A variable for tests that prefetch small keyspaces.
+var prefetchMinUsed int64 = 4 << 20
 
 // prefetchKeys puts in keys the first key of each of the complete
 // commands at the front of in, up to len(keys) commands, and returns how

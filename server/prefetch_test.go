@@ -106,6 +106,8 @@ func TestPrefetchedBatchAnswersAsOneByOne(t *testing.T) {
 	if _, nk := prefetchKeys(batch, new([store.PrefetchMax][]byte)); nk < 2 {
 		t.Fatal("the batch prefetches nothing: the test would not cover it")
 	}
+	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
+	prefetchMinUsed = 0 // the 50,000 keys are under the threshold
 
 	s1, cl1, scratch1 := newServer()
 	var piped []byte
@@ -140,7 +142,8 @@ func BenchmarkExecutePipelined(b *testing.B) {
 		for _, off := range []bool{true, false} {
 			b.Run(fmt.Sprintf("%s/prefetch=%v", tt.name, !off), func(b *testing.B) {
 				prefetchOff = off
-				defer func() { prefetchOff = false }()
+				defer func(n int64) { prefetchOff, prefetchMinUsed = false, n }(prefetchMinUsed)
+				prefetchMinUsed = 0 // the pass's cost: prefetch the one-key store anyway
 				s, cl, scratch := newAllocServer(b, tt.setup)
 				out := make([]byte, 0, 16<<10)
 				in := bytes.Repeat(diffEncode(tt.cmd), 16)
@@ -160,8 +163,27 @@ func BenchmarkPrefetchAhead(b *testing.B) {
 	s, cl, _ := newAllocServer(b, []string{"SET k value"})
 	c := &cmdCtx{srv: s, cl: cl, store: s.store}
 	in := bytes.Repeat(diffEncode([]string{"GET", "k"}), 16)
+	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
+	prefetchMinUsed = 0
 	b.ReportAllocs()
 	for b.Loop() {
 		c.prefetchAhead(in)
+	}
+}
+
+// TestPrefetchSkipsAKeyspaceThatFitsTheCaches: under prefetchMinUsed of
+// used memory the pass looks at nothing; at or above it, a batch of 16 is
+// looked at whole.
+func TestPrefetchSkipsAKeyspaceThatFitsTheCaches(t *testing.T) {
+	s, cl, _ := newAllocServer(t, []string{"SET k value"})
+	c := &cmdCtx{srv: s, cl: cl, store: s.store}
+	in := bytes.Repeat(diffEncode([]string{"GET", "k"}), 16)
+	if n := c.prefetchAhead(in); n != 0 {
+		t.Errorf("one key: prefetchAhead looked at %d commands, want 0", n)
+	}
+	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
+	prefetchMinUsed = s.store.UsedMemory()
+	if n := c.prefetchAhead(in); n != 16 {
+		t.Errorf("at the threshold: prefetchAhead looked at %d commands, want 16", n)
 	}
 }
