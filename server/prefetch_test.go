@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -22,20 +23,28 @@ func TestPrefetchKeys(t *testing.T) {
 		in = append(in, diffEncode(diffSplit(t, line))...)
 	}
 	var keys [store.PrefetchMax][]byte
-	cmds, nk := prefetchKeys(append(in, "PING\r\n"...), &keys) // the inline PING ends the scan
+	cmds, nk, _ := prefetchKeys(append(in, "PING\r\n"...), &keys) // the inline PING ends the scan
 	if got := fmt.Sprintf("%d %q", cmds, keys[:nk]); got != `10 ["a" "b" "c" "d" "h" "dst"]` {
 		t.Errorf("prefetchKeys = %s", got)
 	}
 	one := diffEncode([]string{"GET", "a"})
-	if cmds, nk := prefetchKeys(one, &keys); cmds != 0 || nk != 0 {
+	if cmds, nk, _ := prefetchKeys(one, &keys); cmds != 0 || nk != 0 {
 		t.Errorf("one command: prefetchKeys = %d, %d; want 0, 0", cmds, nk)
 	}
-	if cmds, nk := prefetchKeys(append(one, one[:5]...), &keys); cmds != 1 || nk != 1 {
+	if cmds, nk, _ := prefetchKeys(append(one, one[:5]...), &keys); cmds != 1 || nk != 1 {
 		t.Errorf("one command and a partial one: prefetchKeys = %d, %d; want 1, 1", cmds, nk)
 	}
 	many := bytes.Repeat(one, 40)
-	if cmds, nk := prefetchKeys(many, &keys); cmds != store.PrefetchMax || nk != store.PrefetchMax {
+	if cmds, nk, _ := prefetchKeys(many, &keys); cmds != store.PrefetchMax || nk != store.PrefetchMax {
 		t.Errorf("40 commands: prefetchKeys = %d, %d; want a window of %d", cmds, nk, store.PrefetchMax)
+	}
+	// a command of more than prefetchLongArgs arguments ends the look-ahead
+	mset := diffEncode(diffSplit(t, "MSET k1 v k2 v k3 v k4 v k5 v"))
+	if cmds, nk, long := prefetchKeys(bytes.Repeat(mset, 16), &keys); cmds != 0 || nk != 0 || !long {
+		t.Errorf("16 MSETs: prefetchKeys = %d, %d, %v; want 0, 0, true", cmds, nk, long)
+	}
+	if cmds, nk, long := prefetchKeys(append(bytes.Repeat(one, 3), mset...), &keys); cmds != 3 || nk != 3 || !long {
+		t.Errorf("3 GETs then an MSET: prefetchKeys = %d, %d, %v; want 3, 3, true", cmds, nk, long)
 	}
 }
 
@@ -103,7 +112,7 @@ func TestPrefetchedBatchAnswersAsOneByOne(t *testing.T) {
 		}
 		return s, cl, scratch
 	}
-	if _, nk := prefetchKeys(batch, new([store.PrefetchMax][]byte)); nk < 2 {
+	if _, nk, _ := prefetchKeys(batch, new([store.PrefetchMax][]byte)); nk < 2 {
 		t.Fatal("the batch prefetches nothing: the test would not cover it")
 	}
 	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
@@ -185,5 +194,10 @@ func TestPrefetchSkipsAKeyspaceThatFitsTheCaches(t *testing.T) {
 	prefetchMinUsed = s.store.UsedMemory()
 	if n := c.prefetchAhead(in); n != 16 {
 		t.Errorf("at the threshold: prefetchAhead looked at %d commands, want 16", n)
+	}
+	// a batch that goes on with long commands is looked at no further
+	mset := bytes.Repeat(diffEncode(diffSplit(t, "MSET k1 v k2 v k3 v k4 v k5 v")), 16)
+	if n := c.prefetchAhead(mset); n != math.MaxInt {
+		t.Errorf("16 MSETs: prefetchAhead = %d, want math.MaxInt (the rest of the batch)", n)
 	}
 }
