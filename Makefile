@@ -57,6 +57,12 @@ bench: deps
 	benchmarks/fanout.sh
 	benchmarks/multi.sh
 	benchmarks/churn.sh
+	benchmarks/goals.sh
+	benchmarks/types.sh
+	benchmarks/queue.sh
+	CONFIGS="tls 1 60000;tls 16 300000" benchmarks/default-suite.sh
+	if command -v gcc >/dev/null; then benchmarks/floor.sh; else echo "floor.sh skipped: no C compiler"; fi
+	benchmarks/scaling.sh
 
 # Every fuzz target for FUZZTIME each.
 fuzz:
