@@ -49,16 +49,12 @@ CC=${CC:-gcc}
 need redis-server redis-benchmark taskset timeout python3 "$CC"
 [[ $(nproc --all) -ge 2 ]] || die "needs 2 CPUs (servers on $SERVER_CPU, load on $CLIENT_CPU)"
 
-START=$(date -u +%s)
-STEM=floor-$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$OUT"
+begin_run floor # lib.sh: STEM, LOAD_BEFORE, the binaries
+rm -f "$JSONL" # the runs go to the CSV
 CSV=$OUT/$STEM.csv
 echo "label,rep,test,pipeline,requests,rps,utime_ticks,stime_ticks" >"$CSV"
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load average $LOAD_BEFORE"
-build_bins
-note "$CC" -O2 -o "$BIN/floorsrv" benchmarks/floor/floorsrv.c
-"$CC" -O2 -o "$BIN/floorsrv" benchmarks/floor/floorsrv.c
+cmdlog "$CC" -O2 -o "$BIN/floorsrv" benchmarks/floor/floorsrv.c
 mapfile -t PORTS < <($BENCH ports 3)
 LK_PORT=${PORTS[0]} RD_PORT=${PORTS[1]} FL_PORT=${PORTS[2]}
 PIN_SERVER=(taskset -c "$SERVER_CPU")
