@@ -405,6 +405,9 @@ func (s *Server) openAOFWaiting() error {
 	closeSn := func() { once.Do(sn.Close) }
 	o.InitialBase = func(w io.Writer) error {
 		defer closeSn()
+		if initialBaseHook != nil {
+			initialBaseHook(s)
+		}
 		return s.writeAOFBase(w, sn)
 	}
 	l, err := aof.Open(o)
@@ -418,6 +421,10 @@ func (s *Server) openAOFWaiting() error {
 	s.log.Info("Append only file enabled", zap.String("fsync", o.Fsync.String()))
 	return nil
 }
+
+// initialBaseHook, when set (by tests), runs on the goroutine writing the
+// first base of a log appendonly yes opened, before it writes.
+var initialBaseHook func(s *Server)
 
 // quiesce returns once every loop has run a function after the call: each
 // batch that was running then has ended. Not from a loop.

@@ -166,6 +166,16 @@ func cmdShutdown(c *cmdCtx) {
 // returns the save's error unless FORCE. A goroutine that may wait.
 func (s *Server) prepareShutdown(flags int) error {
 	p := &s.persist
+	if s.writingInitialAOF() {
+		// Redis's AOF_WAIT_REWRITE: appendonly yes was set and its first
+		// base is not in; stopping now leaves no AOF to load
+		if flags&shutForce == 0 {
+			s.log.Warn("Writing initial AOF, can't exit.")
+			s.log.Warn("Errors trying to shut down the server. Check the logs for more information.")
+			return errWritingInitialAOF
+		}
+		s.log.Warn("Writing initial AOF. Exit anyway.")
+	}
 	p.shutdown.Store(true) // the save rules start no save from now on
 	for {
 		if err := s.flushAOF(); err != nil && flags&shutForce == 0 {
@@ -194,6 +204,18 @@ func (s *Server) prepareShutdown(flags int) error {
 		}
 		return nil
 	}
+}
+
+var errWritingInitialAOF = errors.New("server: writing the initial AOF")
+
+// writingInitialAOF reports whether appendonly yes is still waiting for
+// the loops or writing its log's first base.
+func (s *Server) writingInitialAOF() bool {
+	if _, starting := s.aofOpening(); starting { // aof.go
+		return true
+	}
+	l := s.aof.log.Load()
+	return l != nil && l.Info().WaitRewrite
 }
 
 // waitSaveIdle returns once no save runs.
