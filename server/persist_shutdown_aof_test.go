@@ -2,6 +2,7 @@ package server
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -31,15 +32,15 @@ func TestShutdownRefusedWhileWritingTheInitialAOF(t *testing.T) {
 	}
 
 	hold := make(chan struct{})
-	var s *Server
+	var held atomic.Pointer[Server] // the hook runs on the server's goroutine
 	initialBaseHook = func(hs *Server) {
-		if hs == s {
+		if hs == held.Load() {
 			<-hold
 		}
 	}
 	defer func() { initialBaseHook = nil }()
-	var errc <-chan error
-	s, errc = startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: t.TempDir()}})
+	s, errc := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: t.TempDir()}})
+	held.Store(s)
 	c := dialRaw(t, s.Addr())
 	c.do("SET", "k", "v")
 	if r := c.do("CONFIG", "SET", "appendonly", "yes"); r != "+OK\r\n" {
