@@ -98,8 +98,12 @@ func cmdClientInfo(c *cmdCtx) {
 // publishSelf makes the calling client's own line show the running
 // command, as Redis's does.
 func publishSelf(c *cmdCtx) {
-	if cs := c.cl.conn; cs != nil && cs.shared.lastCmd.Load() != c.cl.lastCmd {
-		cs.shared.lastCmd.Store(c.cl.lastCmd)
+	cmd := c.cl.lastCmd
+	if c.txn != nil {
+		cmd = c.txn.execCmd // inside EXEC, Redis's line says cmd=exec
+	}
+	if cs := c.cl.conn; cs != nil && cs.shared.lastCmd.Load() != cmd {
+		cs.shared.lastCmd.Store(cmd)
 	}
 }
 

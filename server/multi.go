@@ -45,6 +45,7 @@ type multiState struct {
 	view    store.LockedView // EXEC's locked view of the store, reused
 	stats   []txnStat        // EXEC: its commands' durations, not yet in the loop's counters
 	aborted bool             // a command failed while queueing: EXEC answers EXECABORT
+	execCmd *command         // EXEC's row while it runs: CLIENT LIST's cmd= (publishSelf)
 }
 
 // txnStat is n calls of one command, of ns nanoseconds in all, that fell
@@ -112,7 +113,7 @@ func (m *multiState) release() {
 	clear(m.keys)
 	clear(m.written)
 	m.cmds, m.arena, m.argv, m.keys, m.written = m.cmds[:0], m.arena[:0], m.argv[:0], m.keys[:0], m.written[:0]
-	m.aborted = false
+	m.aborted, m.execCmd = false, nil
 	multiPool.Put(m)
 }
 
@@ -405,8 +406,14 @@ func cmdExec(c *cmdCtx) {
 	}
 	cl.multi = nil
 	if cl.conn != nil {
-		cl.conn.shared.multi.Store(-1)
+		// while EXEC runs, CLIENT LIST shows the client in MULTI with its
+		// queued count, and cmd=exec, as Redis's does
+		cl.conn.shared.multi.Store(int32(len(m.cmds)))
+		defer cl.conn.shared.multi.Store(-1)
 	}
+	self := cl.lastCmd // call set it to EXEC's row; the queued commands' calls change it
+	m.execCmd = self
+	defer func() { cl.lastCmd = self }()
 	defer m.release()
 	keys, all := m.lockSet()
 	view := c.store.LockInto(&m.view, keys, all) // journaled: lazy expiry inside EXEC is recorded (notify.go)
