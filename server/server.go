@@ -222,8 +222,8 @@ func (s *Server) Serve() error {
 	defer s.tls.close()
 	defer s.closeAOF()
 	// the load runs once the loops listen (persist_load.go): meanwhile they
-	// answer -LOADING
-	s.persist.loading.Store(true)
+	// answer -LOADING; with nothing to load they never do
+	s.persist.loading.Store(s.cfg.aof.want.Load() || s.opts.Persist.LoadOnStart)
 	maddr, stopMetrics, err := s.startMetrics() // metrics.go
 	if err != nil {
 		return err
