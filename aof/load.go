@@ -70,7 +70,10 @@ func (l *Log) Load(base func(r io.Reader, rdbFormat bool) error, apply func(args
 	if lastIdx > 0 && files[lastIdx].name == l.openedIncr {
 		lastIdx-- // the empty file Open added: Redis loads before it adds one
 	}
-	ld := loader{lim: l.o.Limits, apply: apply, st: &st}
+	ld := loader{lim: l.o.Limits, apply: apply, st: &st, pr: progressReader{total: st.Bytes, fn: l.o.LoadProgress}}
+	if ld.pr.fn != nil {
+		ld.pr.fn(0, st.Bytes)
+	}
 	for i, fi := range files {
 		last := i == lastIdx
 		st.Files++
@@ -101,6 +104,34 @@ type loader struct {
 	st    *LoadStats
 	cr    cmdReader
 	tx    txQueue
+	pr    progressReader
+}
+
+// progressReader counts the bytes read from the files for
+// Options.LoadProgress; with no fn it only passes the reads on.
+type progressReader struct {
+	r           io.Reader
+	done, total int64
+	fileStart   int64 // done when the current file was opened
+	fn          func(done, total int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if p.fn != nil && n > 0 {
+		p.done += int64(n)
+		p.fn(p.done, p.total)
+	}
+	return n, err
+}
+
+// open starts counting file r.
+func (p *progressReader) open(r io.Reader) io.Reader {
+	p.r, p.fileStart = r, p.done
+	if p.fn == nil {
+		return r
+	}
+	return p
 }
 
 // file replays one file (aof.c, loadSingleAppendOnlyFile).
@@ -110,8 +141,9 @@ func (ld *loader) file(path, name string, isBase, last, truncate bool, base func
 		return &LoadError{File: name, Reason: "can't open the append log file", Err: err}
 	}
 	defer f.Close()
+	r := ld.pr.open(f)
 	if isBase {
-		br := bufio.NewReaderSize(f, 64<<10)
+		br := bufio.NewReaderSize(r, 64<<10)
 		if sig, _ := br.Peek(5); string(sig) == "REDIS" {
 			ld.st.BaseRDB = true
 			if base == nil {
@@ -125,8 +157,9 @@ func (ld *loader) file(path, name string, isBase, last, truncate bool, base func
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return &LoadError{File: name, Reason: "seek", Err: err}
 		}
+		ld.pr.done = ld.pr.fileStart
 	}
-	ld.cr.reset(f, ld.lim)
+	ld.cr.reset(r, ld.lim)
 	ld.tx.reset()
 	valid := int64(0) // the end of the last complete command outside MULTI
 	for {

@@ -76,6 +76,12 @@ type Options struct {
 
 	// Limits bounds the commands Load accepts; zero fields are resp's defaults.
 	Limits resp.Limits
+
+	// LoadProgress, when set, is called by Load with the total size of the
+	// base and incr files (done 0), then after each read from them with the
+	// bytes read so far, as Redis's startLoading and loadingIncrProgress
+	// report them to INFO. It runs on Load's goroutine.
+	LoadProgress func(done, total int64)
 }
 
 // maxFileName bounds appendfilename.

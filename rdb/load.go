@@ -23,6 +23,15 @@ type LoadOptions struct {
 	// NoChecksum skips the check of the CRC64 trailer, as Redis skips it
 	// under rdbchecksum no.
 	NoChecksum bool
+	// Aux, when set, is given each auxiliary field as it is read (Redis
+	// reads used-mem into loading_rdb_used_mem so); the bytes alias the
+	// loader's buffer until Aux returns.
+	Aux func(key, value []byte)
+	// Key, when set, is called after each key of the file, loaded or
+	// skipped, with the counts so far: the load's pace and progress (Redis's
+	// key-load-delay and rdb_last_load_keys_loaded as it grows). An error
+	// stops the load; Load returns it as it is.
+	Key func(loaded, expired int64) error
 }
 
 // Stats describe a Write or a Load.
@@ -139,6 +148,11 @@ func (l *loader) run() error {
 				return err
 			}
 			expireAt, idle, freq = 0, -1, -1
+			if l.o.Key != nil {
+				if err := l.o.Key(l.st.Keys, l.st.Expired); err != nil {
+					return err
+				}
+			}
 		}
 	}
 }
@@ -191,7 +205,11 @@ func (l *loader) aux() error {
 	if l.st.Aux == nil {
 		l.st.Aux = map[string]string{}
 	}
-	l.st.Aux[string(l.d.bytes(k))] = string(l.d.bytes(v))
+	kb, vb := l.d.bytes(k), l.d.bytes(v)
+	l.st.Aux[string(kb)] = string(vb)
+	if l.o.Aux != nil {
+		l.o.Aux(kb, vb)
+	}
 	return nil
 }
 

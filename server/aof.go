@@ -272,6 +272,7 @@ func (s *Server) loadAOF() (bool, error) {
 	}
 	o := s.aofOptions()
 	o.InitialBase = func(w io.Writer) error { return s.writeAOFBase(w, s.store.Snapshot()) }
+	o.LoadProgress = s.aofLoadProgress
 	l, err := aof.Open(o)
 	if err != nil {
 		s.log.Error("Can't open the append-only file", zap.Error(err))
@@ -279,6 +280,10 @@ func (s *Server) loadAOF() (bool, error) {
 	}
 	start := time.Now()
 	st, err := l.Load(s.loadAOFBase, s.aofApplier())
+	if errors.Is(err, errLoadStopped) {
+		_ = l.Close()
+		return true, err
+	}
 	if err != nil {
 		_ = l.Close()
 		s.store.FlushAll()
@@ -299,8 +304,20 @@ func (s *Server) loadAOF() (bool, error) {
 // loadAOFBase loads an RDB base into the store, every key with its TTL as
 // written (Redis loads an AOF preamble without dropping expired keys).
 func (s *Server) loadAOFBase(r io.Reader, _ bool) error {
-	_, err := rdb.Load(r, s.store, rdb.LoadOptions{})
+	st, err := rdb.Load(r, s.store, rdb.LoadOptions{Aux: s.loadAux, Key: s.loadKey})
+	s.persist.loadedKeys.Store(st.Keys)
+	s.persist.expiredKeys.Store(st.Expired)
 	return err
+}
+
+// aofLoadProgress reports the AOF load to INFO's loading_* fields: done 0
+// begins it with the files' total size.
+func (s *Server) aofLoadProgress(done, total int64) {
+	if done == 0 {
+		s.persist.progress.begin(total)
+		return
+	}
+	s.persist.progress.loaded.Store(done)
 }
 
 // aofApplier returns the function that runs a loaded command: on a client
@@ -682,7 +699,7 @@ func (s *Server) infoAOF(b []byte) []byte {
 	b = infoInt(b, "aof_last_cow_size", 0)
 	b = infoInt(b, "module_fork_in_progress", 0)
 	b = infoInt(b, "module_fork_last_cow_size", 0)
-	if !on {
+	if !on && !(s.persist.loading.Load() && s.cfg.aof.want.Load()) { // Redis shows them, zero, while appendonly yes loads
 		return b
 	}
 	b = infoInt(b, "aof_current_size", in.CurrentSize)

@@ -177,6 +177,11 @@ func (s *Server) prepareShutdown(flags int) error {
 		s.log.Warn("Writing initial AOF. Exit anyway.")
 	}
 	p.shutdown.Store(true) // the save rules start no save from now on
+	if p.loading.Load() {
+		// as Redis's prepareForShutdown: a save now would write the part
+		// loaded so far over the file being loaded
+		flags = flags&^shutSave | shutNoSave
+	}
 	for {
 		if err := s.flushAOF(); err != nil && flags&shutForce == 0 {
 			p.shutdown.Store(false)

@@ -215,8 +215,16 @@ func needTool(t testing.TB, name string) string {
 // three times.
 func startRefRedis(t testing.TB, extra ...string) string {
 	t.Helper()
+	addr := startRefRedisIn(t, t.TempDir(), extra...)
+	refRedisLoaded(t, addr)
+	return addr
+}
+
+// startRefRedisIn is startRefRedis with dir as its dir, returning as soon
+// as it answers, while it may still be loading.
+func startRefRedisIn(t testing.TB, dir string, extra ...string) string {
+	t.Helper()
 	bin := needTool(t, "redis-server")
-	dir := t.TempDir()
 	logFile := filepath.Join(dir, "redis.log")
 	for attempt := 1; ; attempt++ {
 		port := freePort(t)
@@ -231,7 +239,6 @@ func startRefRedis(t testing.TB, extra ...string) string {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if refRedisUp(addr, exited) {
-			refRedisLoaded(t, addr)
 			return addr
 		}
 		select {

@@ -186,8 +186,9 @@ func (s *Server) infoMemory(ks *store.Store, b []byte) []byte {
 
 func (s *Server) infoPersistence(b []byte) []byte {
 	b = append(b, "# Persistence\r\n"...)
-	b = s.infoRDB(b)    // persist.go
-	return s.infoAOF(b) // aof.go
+	b = s.infoRDB(b)        // persist.go
+	b = s.infoAOF(b)        // aof.go
+	return s.infoLoading(b) // persist_load.go
 }
 
 func (s *Server) infoStats(ks *store.Store, b []byte) []byte {

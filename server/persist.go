@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,10 +42,11 @@ type persistConfig struct {
 	points      atomic.Pointer[[]savePoint] // the save rules; empty: none
 	dir         atomic.Pointer[string]      // absolute
 	dbfilename  atomic.Pointer[string]
-	compression atomic.Bool // rdbcompression
-	checksum    atomic.Bool // rdbchecksum (immutable, as in Redis)
-	stopWrites  atomic.Bool // stop-writes-on-bgsave-error
-	delSync     atomic.Bool // rdb-del-sync-files: accepted; there are no replicas
+	compression atomic.Bool  // rdbcompression
+	checksum    atomic.Bool  // rdbchecksum (immutable, as in Redis)
+	stopWrites  atomic.Bool  // stop-writes-on-bgsave-error
+	delSync     atomic.Bool  // rdb-del-sync-files: accepted; there are no replicas
+	keyDelay    atomic.Int64 // key-load-delay: µs the loader waits after each key (<0: 1 µs once in -N keys)
 	protected   atomic.Pointer[string]
 }
 
@@ -68,6 +70,7 @@ type persistState struct {
 	loadedKeys  atomic.Int64 // rdb_last_load_keys_loaded
 	expiredKeys atomic.Int64 // rdb_last_load_keys_expired
 	loading     atomic.Bool  // the start-up load runs
+	progress    loadProgress // its INFO loading_* fields (persist_load.go)
 	shutdown    atomic.Bool  // SHUTDOWN is saving: the save rules wait
 
 	cur     atomic.Pointer[store.Snapshot] // the running save's snapshot (current_cow_size)
@@ -429,6 +432,9 @@ var persistSettings = []configParam{
 		Help: "delete RDB files made for replication (accepted; no replication)"},
 		func(s *Server) *atomic.Bool { return &s.cfg.persist.delSync },
 		func(o *Options) *string { return &o.Persist.RDBDelSyncFiles }),
+	atomicInt(config.Setting{Name: "key-load-delay", Default: "0", Type: config.Int{Min: math.MinInt32, Max: math.MaxInt32},
+		Flags: config.Hidden, Help: "debug: microseconds the RDB loader waits after each key; below 0, 1 µs once in -N keys"},
+		func(s *Server) *atomic.Int64 { return &s.cfg.persist.keyDelay }),
 	{Setting: config.Setting{Name: "enable-protected-configs", Default: "no", Type: config.Enum{"no", "yes", "local"},
 		Flags: config.Immutable, Help: "allow CONFIG SET of dir and dbfilename: no, yes or local"},
 		get: func(s *Server) string { return *s.cfg.persist.protected.Load() },

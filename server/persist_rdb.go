@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/loopkv/loopkv/rdb"
@@ -60,9 +61,21 @@ func (s *Server) loadRDBFile(path string) (keys, expired int64, err error) {
 
 // loadRDBFileReplacing is loadRDBFile where, when replace, a key of the
 // file replaces the store's (DEBUG RELOAD) instead of being an error.
+// Its progress goes to INFO's loading_* fields as it reads.
 func (s *Server) loadRDBFileReplacing(path string, replace bool) (keys, expired int64, err error) {
-	st, err := rdb.LoadFile(path, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli(), Replace: replace,
-		NoChecksum: !s.cfg.persist.checksum.Load()})
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("server: loading RDB file %s: %w", path, err)
+	}
+	defer f.Close()
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	lp := &s.persist.progress
+	lp.begin(size)
+	st, err := rdb.Load(loadReader{f, &lp.loaded}, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli(), Replace: replace,
+		NoChecksum: !s.cfg.persist.checksum.Load(), Aux: s.loadAux, Key: s.loadKey})
 	if err != nil {
 		var re *rdb.Error
 		if errors.As(err, &re) {

@@ -223,7 +223,7 @@ func (s *Server) Serve() error {
 	defer s.closeAOF()
 	// the load runs once the loops listen (persist_load.go): meanwhile they
 	// answer -LOADING; with nothing to load they never do
-	s.persist.loading.Store(s.cfg.aof.want.Load() || s.opts.Persist.LoadOnStart)
+	s.markLoading(s.cfg.aof.want.Load() || s.opts.Persist.LoadOnStart)
 	maddr, stopMetrics, err := s.startMetrics() // metrics.go
 	if err != nil {
 		return err
@@ -261,6 +261,7 @@ func (s *Server) Serve() error {
 // are flushed, and waits until Serve returns or ctx ends.
 func (s *Server) Stop(ctx context.Context) error {
 	s.lazy()
+	s.persist.progress.stop.Store(true) // a load running gives up (persist_load.go)
 	s.trMu.Lock()
 	tr := s.tr
 	s.trMu.Unlock()
