@@ -16,15 +16,20 @@
 # With LOOPKV_B set to a second loopkv binary (a build of another commit),
 # each variant runs on both builds in turn, as "loopkv-b-VARIANT", each
 # followed by its own redis run, so the two builds are compared in the same
-# run (A/B).
+# run (A/B). queuebench binds its connections to fixed source ports
+# (SRC_PORT, a new base each repetition), so that within a repetition every
+# loopkv build sees its connections spread over its loops the same way (the
+# kernel picks a SO_REUSEPORT listener by a hash of the addresses): how many
+# waiters share the pusher's loop changes the figures more than most
+# changes do. SRC_PORT=0 lets the kernel pick.
 #
 #	benchmarks/queue.sh
 #	REPS=5 N=20000 VARIANTS="default gomaxprocs=3" benchmarks/queue.sh
 #	REPS=5 VARIANTS=default LOOPKV_B=/tmp/loopkv-before benchmarks/queue.sh
 #
 # Knobs: REPS (3), N (10000 pushes), WAITERS (4), LOOPS (2), VARIANTS
-# ("default gomaxprocs=3"), LOOPKV_B (none), SERVER_CPU (0), CLIENT_CPU (1),
-# BIN (bin), GO.
+# ("default gomaxprocs=3"), LOOPKV_B (none), SRC_PORT (21000), SERVER_CPU (0),
+# CLIENT_CPU (1), BIN (bin), GO.
 # Prints one line per run and a summary (median p50/p99/p99.9 per label).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +42,7 @@ WAITERS=${WAITERS:-4}
 LOOPS=${LOOPS:-2}
 VARIANTS=${VARIANTS:-default gomaxprocs=3}
 LOOPKV_B=${LOOPKV_B:-}
+SRC_PORT=${SRC_PORT:-21000}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 BIN=${BIN:-bin}
@@ -54,9 +60,10 @@ RESULTS=$WORK/results
 
 # one LABEL PORT: one queuebench run, its summary line kept as LABEL.
 one() {
-	local out
+	local out src=0
+	((SRC_PORT == 0)) || src=$((SRC_PORT + 10 * (REP - 1)))
 	out=$(timeout 300 taskset -c "$CLIENT_CPU" "$BIN/queuebench" -addr "127.0.0.1:$2" -n "$N" \
-		-waiters "$WAITERS" -label "$1" 2>&1 | tail -1)
+		-waiters "$WAITERS" -src-port "$src" -label "$1" 2>&1 | tail -1)
 	echo "$out" >&2
 	echo "$out" >>"$RESULTS"
 }
@@ -86,7 +93,7 @@ stop "$RPID"
 log "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "== runs (label, then queuebench's figures)"
 cat "$RESULTS"
-echo "== medians per label (runs, p50, p99, p99.9, max)"
+echo "== medians per label (runs, p50, p90, p99, p99.9, max)"
 awk '{
 	n[$1]++
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1], n[$1]] = kv[2] }
@@ -105,6 +112,6 @@ function median(label, key,   i, j, k, t, a) {
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 END {
-	for (l in n) printf "%-22s runs=%d p50=%.1fµs p99=%.1fµs p99.9=%.1fµs max=%.1fµs\n", l, n[l],
-		median(l, "p50"), median(l, "p99"), median(l, "p99.9"), median(l, "max")
+	for (l in n) printf "%-22s runs=%d p50=%.1fµs p90=%.1fµs p99=%.1fµs p99.9=%.1fµs max=%.1fµs\n", l, n[l],
+		median(l, "p50"), median(l, "p90"), median(l, "p99"), median(l, "p99.9"), median(l, "max")
 }' "$RESULTS" | sort

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -34,10 +35,14 @@ func main() {
 	pid := flag.Int("pid", 0, "server pid, for rss")
 	n := flag.Int("n", 20000, "latency: pushes")
 	waiters := flag.Int("waiters", 4, "latency: blocked connections")
+	timeout := flag.String("timeout", "1", "latency: the waiters' BLPOP timeout in seconds (0: forever)")
 	conns := flag.Int("conns", 10000, "rss: connections")
 	label := flag.String("label", "", "label printed with the result")
+	srcPort := flag.Int("src-port", 0, "latency: bind the connections to 127.0.0.1 source ports from this one up, in the order they open\n"+
+		"(admin, waiters, pusher), so that a server whose loops share the port by SO_REUSEPORT places them the same way\n"+
+		"in every run against the same port; 0: the kernel picks")
 	flag.Parse()
-	d := dialer{addr: *addr}
+	d := &dialer{addr: *addr, port: *srcPort}
 	if *useTLS {
 		pool := x509.NewCertPool()
 		if *caFile != "" {
@@ -52,7 +57,7 @@ func main() {
 	}
 	switch *mode {
 	case "latency":
-		latency(d, *n, *waiters, *label)
+		latency(d, *n, *waiters, *timeout, *label)
 	case "rss":
 		rss(d, *conns, *pid, *label)
 	default:
@@ -63,6 +68,7 @@ func main() {
 type dialer struct {
 	addr string
 	tls  *tls.Config
+	port int // the next source port; 0: the kernel's choice
 }
 
 type conn struct {
@@ -70,10 +76,20 @@ type conn struct {
 	r *bufio.Reader
 }
 
-func (d dialer) dial() *conn {
-	c, err := net.DialTimeout("tcp", d.addr, 5*time.Second)
+func (d *dialer) dial() *conn {
+	nd := net.Dialer{Timeout: 5 * time.Second}
+	if d.port != 0 {
+		nd.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: d.port}
+		nd.Control = reuseAddr
+		d.port++
+	}
+	c, err := nd.Dial("tcp", d.addr)
 	if err != nil {
 		fatal(err)
+	}
+	if d.port != 0 {
+		// closed with a reset, so that no TIME_WAIT holds the port for the next run
+		_ = c.(*net.TCPConn).SetLinger(0)
 	}
 	if d.tls != nil {
 		tc := tls.Client(c, d.tls)
@@ -83,6 +99,18 @@ func (d dialer) dial() *conn {
 		c = tc
 	}
 	return &conn{c: c, r: bufio.NewReaderSize(c, 4096)}
+}
+
+// reuseAddr sets SO_REUSEADDR, so that a source port a previous run used binds again.
+func reuseAddr(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
 }
 
 func (c *conn) send(args ...string) {
@@ -146,10 +174,10 @@ func (c *conn) do(args ...string) string {
 
 var start = time.Now()
 
-// latency: each waiter loops BLPOP q 0; the pusher pushes the send time
-// and waits for that element to be delivered before the next push, so
+// latency: each waiter loops BLPOP q timeout; the pusher pushes the send
+// time and waits for that element to be delivered before the next push, so
 // exactly one element is in flight.
-func latency(d dialer, n, waiters int, label string) {
+func latency(d *dialer, n, waiters int, timeout, label string) {
 	admin := d.dial()
 	admin.do("DEL", "queuebench:q")
 	got := make(chan time.Duration, 1)
@@ -161,7 +189,7 @@ func latency(d dialer, n, waiters int, label string) {
 		go func() {
 			defer wg.Done()
 			for {
-				w.send("BLPOP", "queuebench:q", "1")
+				w.send("BLPOP", "queuebench:q", timeout)
 				el := w.reply()
 				select {
 				case <-stop:
@@ -169,7 +197,7 @@ func latency(d dialer, n, waiters int, label string) {
 				default:
 				}
 				if el == "" {
-					continue // the 1 s timeout, between runs
+					continue // the timeout, between runs
 				}
 				sent, _ := strconv.ParseInt(el, 10, 64)
 				got <- time.Since(start) - time.Duration(sent)
@@ -189,8 +217,8 @@ func latency(d dialer, n, waiters int, label string) {
 	close(stop)
 	slices.Sort(samples)
 	q := func(p float64) time.Duration { return samples[int(float64(len(samples)-1)*p)] }
-	fmt.Printf("%s pushes=%d waiters=%d p50=%v p99=%v p99.9=%v max=%v\n", label, len(samples), waiters,
-		q(0.5), q(0.99), q(0.999), samples[len(samples)-1])
+	fmt.Printf("%s pushes=%d waiters=%d p50=%v p90=%v p99=%v p99.9=%v max=%v\n", label, len(samples), waiters,
+		q(0.5), q(0.9), q(0.99), q(0.999), samples[len(samples)-1])
 }
 
 // waitBlocked reads INFO's blocked_clients.
@@ -207,7 +235,7 @@ func waitBlocked(c *conn) int64 {
 
 // rss opens conns idle connections, reads RSS, blocks them all in BLPOP on
 // their own keys, reads RSS again, then serves them.
-func rss(d dialer, conns, pid int, label string) {
+func rss(d *dialer, conns, pid int, label string) {
 	admin := d.dial()
 	base := rssOf(pid)
 	cs := make([]*conn, conns)
