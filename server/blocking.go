@@ -21,9 +21,10 @@ import (
 // command runs: for each waiter in order it runs the waiter's pop against
 // the store and writes the reply into the waiter's mailbox, until the key
 // is empty. The waiter's connection then runs on its own loop, which alone
-// writes to it (loopWakes: on gnet right after the writer's callback when
-// it shares the writer's loop, else in one drain per loop for the batch;
-// elsewhere through transportConn.Wake): it sends the mailbox (sealed in a
+// writes to it (loopWakes: on gnet in the writer's callback, before the
+// writer's replies are written, when it shares the writer's loop, else in
+// one drain per loop for the batch, posted before that write; elsewhere
+// through transportConn.Wake): it sends the mailbox (sealed in a
 // TLS record when the connection is TLS) and goes on with the commands
 // that followed. Timeouts are runtime timers (time.AfterFunc), not
 // goroutines; nothing polls. CLIENT UNBLOCK and a disconnect take a waiter
@@ -287,20 +288,29 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 // then run on its own loop to send the reply. Through Wake that is a task
 // per waiter, an eventfd write and another pass of the loop even when
 // the waiter shares the pusher's loop. Instead, a waiter on the writer's
-// own loop goes on local, which the transport delivers right after the
-// writer's callback, in the same pass. Waiters on other loops go on away,
-// and after the callback postAway hands them over: one lock per target
-// loop, and a drain scheduled on it only when none is pending. So a loop
-// wakes once for a whole batch of served waiters, however many it holds.
-// A writer whose loop has no such callback end (an in-process client)
-// posts each waiter at once.
+// own loop goes on local, and waiters on other loops on away. Once the
+// writer's commands have run, and before its replies are written, the
+// transport posts away (postAway: one lock per target loop, and a drain
+// scheduled on it only when none is pending, so a loop wakes once for a
+// whole batch of served waiters) and then delivers local in the same
+// pass. The served replies go out first, as in Redis, which writes the
+// client it queued for writing last first: the writer's own write (on
+// loopback, the wake-up of its reader) is not on the waiters' path, and
+// the other loops run, on another CPU or on this one when the kernel
+// lets the woken thread preempt, while this loop writes. A writer whose
+// loop has no such callback end (an in-process client) posts each waiter
+// at once.
 type loopWakes struct {
 	// set by the transport once, before the loop's first connection
-	drain func() // runs on the loop: deliver what takePosted returns, then local
+	drain func() // runs on the loop: deliver what takePosted returns
 
-	local []*connState // owning loop only: served waiters of this loop, delivered after the callback
-	away  []*connState // owning loop only: served waiters of other loops, posted after the callback
+	local []*connState // owning loop only: served waiters of this loop, delivered before the callback's write
+	away  []*connState // owning loop only: served waiters of other loops, posted before the callback's write
 	run   []*connState // owning loop only: takePosted's copy of posted
+	spare []byte       // owning loop only: ls.out while local is delivered, the writer's replies set aside
+	// owning loop only: local is being delivered (a waiter's callback
+	// leaves what it serves on local to the same pass)
+	delivering bool
 
 	mu     sync.Mutex
 	posted []*connState // served waiters other loops left, guarded by mu

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -21,6 +22,7 @@ func init() {
 		{"BlockingTLSWaiterAfterKeyRelease", TestBlockingTLSWaiterAfterKeyRelease},
 		{"BlockingSortedSetPops", TestBlockingSortedSetPops},
 		{"BlockingServedWaitersWakeEachLoopOnce", TestBlockingServedWaitersWakeEachLoopOnce},
+		{"BlockingServedWaiterRepliedBeforeThePusher", TestBlockingServedWaiterRepliedBeforeThePusher},
 	}...)
 }
 
@@ -378,5 +380,60 @@ func TestBlockingServedWaitersWakeEachLoopOnce(t *testing.T) {
 	}
 	if d := other.wakes.inlined.Load() - inOther; d != 0 {
 		t.Errorf("the other loop put %d waiters on its local list, want 0", d)
+	}
+}
+
+// A waiter on the pusher's loop gets its reply before the pusher gets
+// its own, as from Redis (which writes the client it served last first):
+// on gnet the pusher's callback delivers its loop's served waiters before
+// it writes. Once the pusher has read its reply, the waiter's is in the
+// waiter's socket already, every time.
+func TestBlockingServedWaiterRepliedBeforeThePusher(t *testing.T) {
+	if testEngine != "" && testEngine != "gnet" {
+		t.Skip("only gnet delivers served waiters in the writer's callback")
+	}
+	s, _ := startServer(t, Options{Loops: 2})
+	pusher := dialRaw(t, s.Addr())
+	home := clientLoop(t, s, pusher)
+	var waiter *rawConn
+	for i := 0; i < 64 && waiter == nil; i++ {
+		if c := dialRaw(t, s.Addr()); clientLoop(t, s, c) == home {
+			waiter = c
+		}
+	}
+	if waiter == nil {
+		t.Fatal("no connection landed on the pusher's loop")
+	}
+	sc, ok := waiter.c.(syscall.Conn)
+	if !ok {
+		t.Fatal("not a socket")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buffered := func() int { // bytes in the waiter's socket now, without waiting
+		var n int
+		buf := make([]byte, 64)
+		if err := rc.Read(func(fd uintptr) bool {
+			n, _, _ = syscall.Recvfrom(int(fd), buf, syscall.MSG_DONTWAIT|syscall.MSG_PEEK)
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := range 50 {
+		waiter.send(multibulk("BLPOP", "q", "0"))
+		waitForBlocked(t, s, 1)
+		if got := pusher.do("RPUSH", "q", strconv.Itoa(i)); got != ":1\r\n" {
+			t.Fatalf("RPUSH = %q", got)
+		}
+		if n := buffered(); n <= 0 {
+			t.Fatalf("round %d: the pusher had its reply before the waiter's was written", i)
+		}
+		if got, want := waiter.reply(), fmt.Sprintf("*2\r\n$1\r\nq\r\n$%d\r\n%d\r\n", len(strconv.Itoa(i)), i); got != want {
+			t.Fatalf("round %d: waiter got %q, want %q", i, got, want)
+		}
 	}
 }

@@ -137,40 +137,52 @@ func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	return nil, gnet.None
 }
 
-// OnTraffic runs the buffered commands and writes their replies once,
-// then delivers the waiters they served on this loop (loopWakes).
+// OnTraffic runs the buffered commands, delivers the waiters they served
+// (loopWakes) and writes the commands' replies once.
 func (t *gnetTransport) OnTraffic(c gnet.Conn) gnet.Action {
 	cs, _ := c.Context().(*connState)
 	if cs == nil {
 		return gnet.Close
 	}
-	act := t.traffic(c, cs)
-	if lw := &cs.ls.wakes; len(lw.local) > 0 || len(lw.away) > 0 {
-		t.deliverServed(cs.ls)
-	}
-	return act
+	return t.traffic(c, cs)
 }
 
 // drainWakes runs on loop ls when another loop served some of its
-// waiters: it delivers them, then the waiters their commands served.
+// waiters: it delivers them (and, from their callbacks, the waiters their
+// own commands serve).
 func (t *gnetTransport) drainWakes(ls *loopState) {
 	for _, cs := range ls.takePosted() {
 		t.deliver(cs)
 	}
-	t.deliverServed(ls)
 }
 
-// deliverServed delivers ls's local served waiters, and those their own
-// commands serve on ls in turn, then posts the waiters served for other
-// loops.
+// deliverServed hands over the waiters the callback running on ls has
+// served, before that callback writes its own replies (see loopWakes):
+// first those of other loops, whose loops can then run while this one
+// writes, then ls's own, each written by its connection's callback, run
+// here with ls.out and the batch's propSeq set aside. A waiter's own
+// commands may serve more waiters: those of ls are delivered in the same
+// pass, after it, and those of other loops posted.
 func (t *gnetTransport) deliverServed(ls *loopState) {
 	lw := &ls.wakes
+	if len(lw.away) > 0 {
+		ls.postAway()
+	}
+	if len(lw.local) == 0 || lw.delivering {
+		return // none, or a waiter's callback inside the pass below
+	}
+	lw.delivering = true
+	out, seq := ls.out, ls.ctx.propSeq
+	ls.out, ls.ctx.propSeq = lw.spare[:0], 0
 	for i := 0; i < len(lw.local); i++ {
 		cs := lw.local[i]
 		lw.local[i] = nil
 		t.deliver(cs)
 	}
 	lw.local = lw.local[:0]
+	lw.spare = ls.out[:0]
+	ls.out, ls.ctx.propSeq = out, seq
+	lw.delivering = false
 	if len(lw.away) > 0 {
 		ls.postAway()
 	}
@@ -194,6 +206,9 @@ func (t *gnetTransport) traffic(c gnet.Conn, cs *connState) gnet.Action {
 	n, closeAfter := t.h.onData(cs, cs.ls, in)
 	if n > 0 { // gnet's Discard(0) would drop everything buffered
 		_, _ = c.Discard(n)
+	}
+	if lw := &cs.ls.wakes; len(lw.local) > 0 || len(lw.away) > 0 {
+		t.deliverServed(cs.ls)
 	}
 	if t.h.flush(cs, cs.ls) || closeAfter {
 		return gnet.Close
