@@ -8,9 +8,10 @@ import (
 
 // inserter puts decoded objects into a store; its scratch is reused.
 type inserter struct {
-	args  [][]byte
-	nodes [][]byte
-	buf   []byte
+	args   [][]byte
+	nodes  [][]byte
+	buf    []byte
+	locked bool // the store is a Lock view of every shard: no lock of its own (LoadOptions.Locked)
 }
 
 // errEmpty is insert's answer for a value the store found empty.
@@ -48,8 +49,10 @@ func (in *inserter) insert(s *store.Store, db int, key []byte, d *decoder, expir
 	}
 	// One lock over the check, the build and the TTL: no client sees the
 	// key half built or without its TTL.
-	s = s.Lock([][]byte{key}, false)
-	defer s.Unlock()
+	if !in.locked {
+		s = s.Lock([][]byte{key}, false)
+		defer s.Unlock()
+	}
 	if s.Exists(db, key, now) {
 		if !replace {
 			return ErrKeyExists

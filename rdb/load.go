@@ -23,6 +23,10 @@ type LoadOptions struct {
 	// NoChecksum skips the check of the CRC64 trailer, as Redis skips it
 	// under rdbchecksum no.
 	NoChecksum bool
+	// Locked says that the store is a Lock view holding every shard
+	// (store.Lock(nil, true)), into which Load builds each key without a
+	// lock of its own.
+	Locked bool
 	// Aux, when set, is given each auxiliary field as it is read (Redis
 	// reads used-mem into loading_rdb_used_mem so); the bytes alias the
 	// loader's buffer until Aux returns.
@@ -62,7 +66,7 @@ func LoadFile(path string, s *store.Store, o LoadOptions) (Stats, error) {
 // in the data are *Error values naming the offset of the damage. A stored
 // checksum of zero (rdbchecksum no) is accepted, as Redis accepts it.
 func Load(r io.Reader, s *store.Store, o LoadOptions) (Stats, error) {
-	l := loader{d: decoder{r: newStreamReader(r)}, s: s, o: o}
+	l := loader{d: decoder{r: newStreamReader(r)}, s: s, o: o, ins: inserter{locked: o.Locked}}
 	err := l.run()
 	l.st.Bytes = l.d.r.offset()
 	return l.st, err

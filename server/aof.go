@@ -389,7 +389,7 @@ func (s *Server) startAOF() error {
 	s.aof.starting = true
 	gen := s.aof.gen
 	s.prop.mu.Lock()
-	s.prop.attach(func([]byte) uint64 { return s.aof.lastSeq })
+	s.prop.attach(s.discardSink) // propagate.go
 	s.prop.mu.Unlock()
 	go func() {
 		s.quiesce()

@@ -537,7 +537,18 @@ func debugReload(c *cmdCtx) {
 
 // reload runs DEBUG RELOAD and returns its reply. It may wait for a
 // running save to end first. Not on a loop.
+//
+// It is atomic to the other clients, as in single-threaded Redis: no write
+// runs from before its save to the end of its load (holdWrites, the order
+// lock), so none lands between the save and the flush to be lost, and no
+// command touching keys runs during the flush and the load, which hold
+// every shard (a Lock view), so none sees the keyspace half loaded. A loop
+// whose command needs them blocks meanwhile, for the save's and the
+// load's disk time: Redis blocks whole for DEBUG RELOAD, a debugging
+// command, as long.
 func (s *Server) reload(o reloadOptions) []byte {
+	release := s.holdWrites() // propagate.go
+	defer release()
 	for !o.noSave {
 		err := s.saveAndWait()
 		if errors.Is(err, errSaveRunning) {
@@ -550,13 +561,14 @@ func (s *Server) reload(o reloadOptions) []byte {
 		break
 	}
 	p := &s.persist
-	p.loading.Store(true)
-	defer p.loading.Store(false)
+	var lv store.LockedView
+	view := s.store.LockInto(&lv, nil, true)
+	defer view.Unlock()
 	if !o.noFlush {
-		s.store.FlushAll()
+		view.FlushAll()
 	}
 	path := s.rdbPath()
-	keys, expired, err := s.loadRDBFileReplacing(path, o.merge || !o.noFlush) // persist_rdb.go
+	keys, expired, err := s.loadRDBInto(view, true, path, o.merge || !o.noFlush) // persist_rdb.go
 	if err != nil {
 		s.log.Warn("DEBUG RELOAD could not load the RDB file", zap.String("file", path), zap.Error(err))
 		return []byte("-" + errLoadDump + "\r\n")

@@ -56,13 +56,14 @@ func (j saveJob) write(p *persistState, path string, compress, checksum bool) er
 // loadRDBFile loads the RDB file at path into the store: the keys loaded
 // and the keys skipped as expired, or an error naming path and the offset.
 func (s *Server) loadRDBFile(path string) (keys, expired int64, err error) {
-	return s.loadRDBFileReplacing(path, false)
+	return s.loadRDBInto(s.store, false, path, false)
 }
 
-// loadRDBFileReplacing is loadRDBFile where, when replace, a key of the
-// file replaces the store's (DEBUG RELOAD) instead of being an error.
-// Its progress goes to INFO's loading_* fields as it reads.
-func (s *Server) loadRDBFileReplacing(path string, replace bool) (keys, expired int64, err error) {
+// loadRDBInto is loadRDBFile into st (the store, or, locked, DEBUG
+// RELOAD's Lock view of every shard) where, when replace, a key of the file replaces the store's
+// instead of being an error. Its progress goes to INFO's loading_* fields
+// as it reads.
+func (s *Server) loadRDBInto(st *store.Store, locked bool, path string, replace bool) (keys, expired int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("server: loading RDB file %s: %w", path, err)
@@ -74,8 +75,8 @@ func (s *Server) loadRDBFileReplacing(path string, replace bool) (keys, expired 
 	}
 	lp := &s.persist.progress
 	lp.begin(size)
-	st, err := rdb.Load(loadReader{f, &lp.loaded}, s.store, rdb.LoadOptions{Now: time.Now().UnixMilli(), Replace: replace,
-		NoChecksum: !s.cfg.persist.checksum.Load(), Aux: s.loadAux, Key: s.loadKey})
+	ls, err := rdb.Load(loadReader{f, &lp.loaded}, st, rdb.LoadOptions{Now: time.Now().UnixMilli(), Replace: replace,
+		NoChecksum: !s.cfg.persist.checksum.Load(), Locked: locked, Aux: s.loadAux, Key: s.loadKey})
 	if err != nil {
 		var re *rdb.Error
 		if errors.As(err, &re) {
@@ -83,5 +84,5 @@ func (s *Server) loadRDBFileReplacing(path string, replace bool) (keys, expired 
 		}
 		return 0, 0, fmt.Errorf("server: loading RDB file %s: %w", path, err)
 	}
-	return st.Keys, st.Expired, nil
+	return ls.Keys, ls.Expired, nil
 }

@@ -55,6 +55,7 @@ type propagator struct {
 	txn  bool                     // inside an EXEC that holds mu
 	ops  int                      // commands committed to buf since the transaction began
 	n    int                      // commands in buf since the last commit (SELECT not counted)
+	gen  uint64                   // attach calls so far: a sink's identity (holdWrites)
 }
 
 // propRule is how a write command is propagated.
@@ -106,8 +107,47 @@ func propRuleOf(cmd *command) propRule {
 // The caller holds mu, or no command can run yet.
 func (p *propagator) attach(sink func([]byte) uint64) {
 	p.sink, p.db = sink, -1
+	p.gen++
 	p.on.Store(sink != nil)
 }
+
+// holdWrites stops every write command until the returned release is
+// called, from a goroutine that may wait (not a loop): writes wait on the
+// order lock, which they take from before their handler while a sink is
+// attached. Without one (appendonly no), one that keeps nothing is
+// attached for the hold, as startAOF does; quiesce lets the writes that
+// began unordered end first, and while the sink changed meanwhile
+// (appendonly toggled) it quiesces again. Reads go on; a loop whose
+// command waits blocks until release.
+func (s *Server) holdWrites() (release func()) {
+	p := &s.prop
+	var mine uint64 // p.gen of the sink attached here
+	for {
+		p.mu.Lock()
+		if !p.on.Load() {
+			p.attach(s.discardSink)
+			mine = p.gen
+		}
+		gen := p.gen
+		p.mu.Unlock()
+		s.quiesce() // aof.go
+		p.mu.Lock()
+		if p.gen == gen {
+			break
+		}
+		p.mu.Unlock()
+	}
+	return func() {
+		if mine != 0 && p.gen == mine {
+			p.attach(nil)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// discardSink is a sink that keeps nothing: it only makes writes take the
+// order lock. Its changes need no fsync. Caller holds mu.
+func (s *Server) discardSink([]byte) uint64 { return s.aof.lastSeq }
 
 // restart makes the next change start with SELECT: the sink begins a new
 // file. Caller holds mu.
