@@ -176,17 +176,10 @@ var serverSettings = []configParam{
 		Help: "listen backlog (accepted; the kernel's somaxconn applies)"}),
 	fixed(config.Setting{Name: "supervised", Default: "no", Type: config.Enum{"upstart", "systemd", "auto", "no"},
 		Help: "supervision by upstart or systemd (accepted; no effect)"}),
-	{Setting: config.Setting{Name: "daemonize", Default: "no", Flags: config.Immutable,
-		Type: config.Func(func(v string) (config.Value, string) {
-			if !strings.EqualFold(v, "no") {
-				return config.Value{}, "loopkv does not daemonize: run it under a supervisor"
-			}
-			return config.Value{S: "no"}, ""
-		}),
-		Help: "run in the background (accepted as no: run loopkv under a supervisor)"},
-		get: func(*Server) string { return "no" }},
+	fixed(config.Setting{Name: "daemonize", Default: "no", Type: config.Bool{},
+		Help: "run in the background: the daemon starts itself again detached, and returns once it listens"}),
 	fixed(config.Setting{Name: "pidfile", Default: "", Type: config.String{},
-		Help: "file to write the process id to (accepted; not written)"}),
+		Help: "file the daemon writes its process id to, removed at exit; /var/run/redis.pid with daemonize yes"}),
 	atomicInt(config.Setting{Name: "maxclients", Default: "10000", Type: config.Int{Min: 1, Max: math.MaxUint32, Unsigned: true},
 		Help: "most clients connected at once; more are refused with an error"},
 		func(s *Server) *atomic.Int64 { return &s.cfg.maxClients },

@@ -179,6 +179,13 @@ func (s *Server) Ready() <-chan struct{} {
 	return s.ready
 }
 
+// Listening is closed once the server listens, before its start-up load
+// ends (Ready): clients meanwhile get -LOADING.
+func (s *Server) Listening() <-chan struct{} {
+	s.lazy()
+	return s.listening
+}
+
 // Serve listens and runs the loops until Stop, SHUTDOWN or a listen
 // error; it returns nil after a graceful stop.
 func (s *Server) Serve() error {

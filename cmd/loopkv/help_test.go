@@ -44,7 +44,8 @@ func TestHelpListsEverySettingWithItsMeaning(t *testing.T) {
 }
 
 // TestRedisConfDirectivesLoad: lines a stock redis.conf carries load, an
-// alias sets its setting, and daemonize yes is refused, naming it.
+// alias sets its setting, and a daemonize that is not yes or no is
+// refused, naming it.
 func TestRedisConfDirectivesLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "redis.conf")
 	conf := "daemonize no\nsupervised no\npidfile /var/run/redis.pid\ntcp-backlog 511\nhash-max-ziplist-entries 64\n" +
@@ -64,11 +65,11 @@ func TestRedisConfDirectivesLoad(t *testing.T) {
 		!reflect.DeepEqual(opts.ACLUsers, []string{"alice on >pw ~k* +get", "bob off"}) {
 		t.Errorf("from %q: limits %+v, save %q, users %q", conf, opts.Limits, opts.Persist.Save, opts.ACLUsers)
 	}
-	cfg, _, err = loadSettings([]string{"--daemonize", "yes"})
+	cfg, _, err = loadSettings([]string{"--daemonize", "maybe"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := buildOptions(cfg); err == nil || !strings.HasPrefix(err.Error(), "daemonize:") {
-		t.Errorf("daemonize yes: %v, want an error naming daemonize", err)
+		t.Errorf("daemonize maybe: %v, want an error naming daemonize", err)
 	}
 }

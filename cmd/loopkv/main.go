@@ -50,22 +50,32 @@ var helpOutput io.Writer = os.Stderr
 // table is every setting: the server's rows, then the daemon's.
 func table() []config.Setting { return append(server.Settings(), localSettings...) }
 
-func run(args []string) error {
+func run(args []string) (err error) {
+	ready := daemonReadyPipe() // daemon.go: set in the child daemonize yes starts
+	defer func() { ready.signal(err) }()
+	all := args
 	args, profile := takeCPUProfileFlag(args) // profile.go
+	cfg, configFile, err := loadSettings(args)
+	if err != nil {
+		return err
+	}
+	daemon := strings.EqualFold(cfg["daemonize"], "yes")
+	if daemon && cfg["pidfile"] == "" {
+		cfg["pidfile"] = defaultPidfile // as Redis's createPidFile
+	}
+	opts, level, err := buildOptions(cfg)
+	if err != nil {
+		return err
+	}
+	if daemon && ready == nil {
+		return daemonize(all) // the parent returns once the child listens
+	}
 	if profile != "" {
 		stop, err := startCPUProfile(profile)
 		if err != nil {
 			return err
 		}
 		defer stop()
-	}
-	cfg, configFile, err := loadSettings(args)
-	if err != nil {
-		return err
-	}
-	opts, level, err := buildOptions(cfg)
-	if err != nil {
-		return err
 	}
 	opts.ConfigFile = configFile
 	log, err := newLogger(level, &opts.Log)
@@ -74,7 +84,8 @@ func run(args []string) error {
 	}
 	defer func() { _ = log.Sync() }()
 	opts.Logger, opts.Level = log, &level
-	return serve(context.Background(), cfg, opts) // tls.go: SIGHUP reloads TLS; SIGINT and SIGTERM shut down
+	defer writePidfile(cfg["pidfile"], log)()
+	return serve(context.Background(), cfg, opts, ready) // tls.go: SIGHUP reloads TLS; SIGINT and SIGTERM shut down
 }
 
 // loadSettings merges the defaults, the config file named by the first

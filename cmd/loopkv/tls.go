@@ -106,7 +106,7 @@ func shutdownOnSignal(s *server.Server) func() {
 	return func() { signal.Stop(sigs); close(quit) }
 }
 
-func serve(ctx context.Context, cfg settings, opts server.Options) error {
+func serve(ctx context.Context, cfg settings, opts server.Options, ready *readyPipe) error {
 	if err := devTLS(cfg, &opts); err != nil {
 		return err
 	}
@@ -120,6 +120,9 @@ func serve(ctx context.Context, cfg settings, opts server.Options) error {
 			zap.Int("loops", loops), zap.Int("gomaxprocs", procs), zap.Int("was", was))
 	}
 	s := server.New(opts)
+	if ready != nil {
+		go func() { <-s.Listening(); ready.signal(nil) }() // daemon.go: the parent exits
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
