@@ -17,7 +17,10 @@ import (
 //	                                        // in = every buffered inbound byte; discard consumed,
 //	                                        // keep the rest for the next call
 //	closeAfter = h.flush(cs, ls) || closeAfter
-//	                                        // one tc.Write of ls.out per callback
+//	                                        // one tc.Write of ls.out per callback; gnet
+//	                                        // may run it at the end of the loop's batch
+//	                                        // with ls.out holding that callback's replies
+//	                                        // (transport_gnet_out.go)
 //	h.onClose(cs)                           // the connection is gone
 //
 // A transport calls onData again only when new bytes arrive or after

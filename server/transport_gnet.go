@@ -26,7 +26,8 @@ type gnetTransport struct {
 	eng   gnet.Engine
 	boot  bool
 	loops map[gnet.EventLoop]*loopState
-	ticks int // ticker goroutine only
+	outs  map[gnet.EventLoop]*gnetOut // each loop's deferred replies (transport_gnet_out.go)
+	ticks int                         // ticker goroutine only
 }
 
 var _ gnet.EventHandler = (*gnetTransport)(nil)
@@ -34,6 +35,7 @@ var _ gnet.EventHandler = (*gnetTransport)(nil)
 func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Logger, ready func()) error {
 	t.h, t.ready = h, ready
 	t.loops = make(map[gnet.EventLoop]*loopState)
+	t.outs = make(map[gnet.EventLoop]*gnetOut)
 	var addrs []string
 	if addr != "" {
 		addrs = append(addrs, "tcp://"+addr)
@@ -109,8 +111,9 @@ func (t *gnetTransport) OnBoot(eng gnet.Engine) gnet.Action {
 	return gnet.None
 }
 
-// loopOf maps a gnet loop to its loopState; once per connection open.
-func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
+// loopOf maps a gnet loop to its loopState and deferred replies; once per
+// connection open.
+func (t *gnetTransport) loopOf(el gnet.EventLoop) (*loopState, *gnetOut) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ls := t.loops[el]
@@ -118,8 +121,9 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
 		ls = t.h.newLoop(gnetLoop{el})
 		ls.wakes.drain = func() { t.drainWakes(ls) }
 		t.loops[el] = ls
+		t.outs[el] = newGnetOut(t, ls)
 	}
-	return ls
+	return ls, t.outs[el]
 }
 
 // OnOpen admits the connection or writes the rejection and closes it. An
@@ -127,8 +131,8 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) *loopState {
 // and the netpoll engine), set here on its loop before anything else can
 // close it; a failure only loses the probes, as in Redis.
 func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
-	ls := t.loopOf(c.EventLoop())
-	cs, reject := t.h.onOpen(gnetConn{c}, ls)
+	ls, out := t.loopOf(c.EventLoop())
+	cs, reject := t.h.onOpen(&gnetConn{c: c, out: out}, ls)
 	if reject != nil {
 		return reject, gnet.Close
 	}
@@ -191,7 +195,7 @@ func (t *gnetTransport) deliverServed(ls *loopState) {
 // deliver runs a served waiter's connection as a Wake would: its reply,
 // then the commands it pipelined behind the blocking one.
 func (t *gnetTransport) deliver(cs *connState) {
-	g, ok := cs.tc.(gnetConn)
+	g, ok := cs.tc.(*gnetConn)
 	if !ok || !cs.ls.holds(cs) || g.c.Context() != cs {
 		return // closed since it was served
 	}
@@ -200,7 +204,8 @@ func (t *gnetTransport) deliver(cs *connState) {
 	}
 }
 
-// traffic is OnTraffic for one connection.
+// traffic is OnTraffic for one connection: its replies wait for the end
+// of the loop's batch (transport_gnet_out.go) unless it closes.
 func (t *gnetTransport) traffic(c gnet.Conn, cs *connState) gnet.Action {
 	in, _ := c.Peek(-1)
 	n, closeAfter := t.h.onData(cs, cs.ls, in)
@@ -210,15 +215,29 @@ func (t *gnetTransport) traffic(c gnet.Conn, cs *connState) gnet.Action {
 	if lw := &cs.ls.wakes; len(lw.local) > 0 || len(lw.away) > 0 {
 		t.deliverServed(cs.ls)
 	}
+	g, _ := cs.tc.(*gnetConn)
+	if g != nil {
+		if !closeAfter && g.out.hold(g, cs) {
+			return gnet.None
+		}
+		g.out.flushFor(g)
+	}
 	if t.h.flush(cs, cs.ls) || closeAfter {
 		return gnet.Close
 	}
 	return gnet.None
 }
 
-// OnClose forgets the connection.
+// OnClose writes the connection's deferred replies (gnet closes the
+// socket after this returns: a client that sends its commands and shuts
+// its side gets their replies) and forgets it.
 func (t *gnetTransport) OnClose(c gnet.Conn, _ error) gnet.Action {
 	cs, _ := c.Context().(*connState)
+	if cs != nil {
+		if g, _ := cs.tc.(*gnetConn); g != nil && g.held > 0 {
+			g.out.flush()
+		}
+	}
 	t.h.onClose(cs)
 	c.SetContext(nil)
 	return gnet.None
@@ -231,30 +250,27 @@ func (t *gnetTransport) OnTick() (time.Duration, gnet.Action) {
 	return tickInterval, gnet.None
 }
 
-// gnetConn adapts gnet.Conn to transportConn.
-type gnetConn struct{ c gnet.Conn }
-
-var _ writeShutter = gnetConn{}
+var _ writeShutter = (*gnetConn)(nil)
 
 // errOutputQueued: the write side cannot be shut before queued output.
 var errOutputQueued = errors.New("server: output still queued")
 
-func (g gnetConn) Write(b []byte) error {
+func (g *gnetConn) Write(b []byte) error {
 	_, err := g.c.Write(b)
 	return err
 }
-func (g gnetConn) OutboundBuffered() int { return g.c.OutboundBuffered() }
-func (g gnetConn) shutWrite() error {
+func (g *gnetConn) OutboundBuffered() int { return g.c.OutboundBuffered() }
+func (g *gnetConn) shutWrite() error {
 	if g.c.OutboundBuffered() > 0 {
 		return errOutputQueued
 	}
 	return syscall.Shutdown(g.c.Fd(), syscall.SHUT_WR)
 }
-func (g gnetConn) Close()                  { _ = g.c.Close() }
-func (g gnetConn) Wake()                   { _ = g.c.Wake(nil) }
-func (g gnetConn) RemoteAddr() net.Addr    { return g.c.RemoteAddr() }
-func (g gnetConn) LocalAddr() net.Addr     { return g.c.LocalAddr() }
-func (g gnetConn) Fd() int                 { return g.c.Fd() }
+func (g *gnetConn) Close()                 { _ = g.c.Close() }
+func (g *gnetConn) Wake()                  { _ = g.c.Wake(nil) }
+func (g *gnetConn) RemoteAddr() net.Addr   { return g.c.RemoteAddr() }
+func (g *gnetConn) LocalAddr() net.Addr    { return g.c.LocalAddr() }
+func (g *gnetConn) Fd() int                { return g.c.Fd() }
 func (l gnetLoop) Execute(fn func()) error { return l.el.Execute(context.Background(), runFunc(fn)) }
 
 // gnetLoop adapts gnet.EventLoop to transportLoop.

@@ -1,0 +1,198 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// halfCloseScript is what connection i sends before it shuts its write
+// side: replies small enough for a loop to defer (gnetHoldMax) on even
+// connections, and on odd ones one too large to defer after them.
+func halfCloseScript(i int) string {
+	k := fmt.Sprintf("hc:%d", i)
+	s := multibulk("SET", k, "1") + multibulk("INCR", k) + multibulk("MULTI") + multibulk("INCR", k) +
+		multibulk("GET", k) + multibulk("EXEC") + multibulk("PING")
+	if i%2 == 1 {
+		s += multibulk("SET", k+":big", strings.Repeat("v", gnetHoldMax+100)) + multibulk("GET", k+":big")
+	}
+	return s + multibulk("GET", k)
+}
+
+// halfCloseReplies sends halfCloseScript on n connections to addr, each
+// shutting its write side after it, and returns what each read until the
+// server closed it. The scripts are sent between hold and the function it
+// returns (when hold is not nil).
+func halfCloseReplies(t *testing.T, addr string, n int, hold func() (release func())) []string {
+	t.Helper()
+	conns := make([]*net.TCPConn, n)
+	for i := range conns {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		conns[i] = c.(*net.TCPConn)
+	}
+	release := func() {}
+	if hold != nil {
+		release = hold()
+	}
+	got := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := io.WriteString(c, halfCloseScript(i)); err != nil {
+				errs[i] = err
+				return
+			}
+			_ = c.CloseWrite()
+			b, err := io.ReadAll(c)
+			got[i], errs[i] = string(b), err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // the scripts and their ends reach the server's socket
+	release()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+	}
+	return got
+}
+
+// TestGnetRepliesBeforeHalfCloseMatchRedis: clients that send their
+// commands and shut their side at once get every reply, in order, before
+// the server closes, as from redis-server. A gnet loop defers small
+// replies to the end of its batch, and reads the end of file before that
+// when the file's end was there with the commands (the loop is held while
+// they come). (The netpoll engine is not in this test: it drops some of
+// these replies.)
+func TestGnetRepliesBeforeHalfCloseMatchRedis(t *testing.T) {
+	ref := startRefRedis(t)
+	s, _ := startServerOnFreePorts(t, Options{Engine: "gnet", Loops: 1}, false)
+	if got := dialRaw(t, s.Addr()).do("PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING: %q", got)
+	}
+	o := gnetOutOf(t, s)
+	const n = 16
+	want := halfCloseReplies(t, ref, n, nil)
+	got := halfCloseReplies(t, s.Addr(), n, func() func() { return holdLoop(t, o) })
+	for i := range n {
+		if got[i] != want[i] {
+			t.Errorf("connection %d: %d bytes %.80q..., redis %d bytes %.80q...", i, len(got[i]), got[i], len(want[i]), want[i])
+		}
+	}
+}
+
+// holdLoop keeps o's loop busy until the returned function runs.
+func holdLoop(t *testing.T, o *gnetOut) (release func()) {
+	t.Helper()
+	ch, held := make(chan struct{}), make(chan struct{})
+	if err := o.ls.loop.Execute(func() { close(held); <-ch }); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	return func() { close(ch) }
+}
+
+// gnetOutOf returns the deferred replies of s's one gnet loop.
+func gnetOutOf(t *testing.T, s *Server) *gnetOut {
+	t.Helper()
+	s.trMu.Lock()
+	gt, _ := s.tr.(*gnetTransport)
+	s.trMu.Unlock()
+	if gt == nil {
+		t.Fatal("not a gnet server")
+	}
+	gt.mu.Lock()
+	defer gt.mu.Unlock()
+	if len(gt.outs) != 1 {
+		t.Fatalf("%d gnet loops with connections, want 1", len(gt.outs))
+	}
+	for _, o := range gt.outs {
+		return o
+	}
+	return nil
+}
+
+// onLoop runs fn on o's loop and waits for it.
+func onLoop(t *testing.T, o *gnetOut, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	if err := o.ls.loop.Execute(func() { fn(); close(done) }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("loop did not run the function")
+	}
+}
+
+// TestGnetLoopDefersABatchAndWritesALoneClientAtOnce: replies read in
+// one batch of a loop's callbacks are written together at its end (one
+// flush for all the connections), and a loop whose flushes keep finding
+// one connection writes at once for a while (gnetLoneFlushes,
+// gnetLoneInline).
+func TestGnetLoopDefersABatchAndWritesALoneClientAtOnce(t *testing.T) {
+	s, _ := startServerOnFreePorts(t, Options{Engine: "gnet", Loops: 1}, false)
+	const n = 10
+	conns := make([]*rawConn, n)
+	for i := range conns {
+		conns[i] = dialRaw(t, s.Addr())
+	}
+	if got := conns[0].do("PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING: %q", got)
+	}
+	o := gnetOutOf(t, s)
+	state := func() (lone, inline int) {
+		onLoop(t, o, func() { lone, inline = o.lone, o.inline })
+		return
+	}
+	for i := range gnetLoneFlushes - 2 { // one PING (and its flush) at a time
+		if got := conns[0].do("ECHO", fmt.Sprint(i)); got != fmt.Sprintf("$1\r\n%d\r\n", i) {
+			t.Fatalf("ECHO %d: %q", i, got)
+		}
+	}
+	if lone, inline := state(); lone != gnetLoneFlushes-1 || inline != 0 {
+		t.Fatalf("after %d lone flushes: lone %d inline %d", gnetLoneFlushes-1, lone, inline)
+	}
+
+	// every connection's command waits in the kernel while the loop is
+	// held, so the loop reads them all in its next batch
+	release := holdLoop(t, o)
+	for i, c := range conns {
+		c.send(multibulk("ECHO", fmt.Sprintf("batch %d", i)))
+	}
+	time.Sleep(50 * time.Millisecond)
+	release()
+	for i, c := range conns {
+		want := fmt.Sprintf("batch %d", i)
+		if got := c.reply(); got != fmt.Sprintf("$%d\r\n%s\r\n", len(want), want) {
+			t.Fatalf("connection %d: %q", i, got)
+		}
+	}
+	if lone, inline := state(); lone != 0 || inline != 0 {
+		t.Fatalf("after a batch of %d connections: lone %d inline %d, want 0 0", n, lone, inline)
+	}
+
+	for i := range gnetLoneFlushes + 2 {
+		if got := conns[1].do("PING"); got != "+PONG\r\n" {
+			t.Fatalf("PING %d: %q", i, got)
+		}
+	}
+	// gnetLoneFlushes deferred PINGs, then two written at once
+	if lone, inline := state(); lone != 0 || inline != gnetLoneInline-2 {
+		t.Fatalf("after %d lone PINGs: lone %d inline %d, want 0 %d", gnetLoneFlushes+2, lone, inline, gnetLoneInline-2)
+	}
+}
