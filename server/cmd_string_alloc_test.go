@@ -39,6 +39,7 @@ const allocNow = 1_700_000_000_000
 
 // newAllocServer returns a server whose store holds setup's keys.
 func newAllocServer(t testing.TB, setup []string) (*Server, *client, []byte) {
+	calibrated(t) // the command clock as a running server has it (clock.go)
 	s := &Server{store: store.New(store.Options{})}
 	s.lazy() // handlers below may run through call without execute
 	cl := &client{proto: 2}

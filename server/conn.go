@@ -370,6 +370,7 @@ const (
 // each loop.
 func (h *handler) tick(n int) {
 	reanchorClock()
+	calibrateTSC() // clock.go
 	h.s.activeExpire(nowMs(), expireBudget)
 	h.s.persistTick(time.Now()) // persist.go: the save rules
 	h.s.aofTick()               // aof.go: write status, rewrites

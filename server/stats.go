@@ -115,7 +115,7 @@ type callMark struct {
 // only.
 func beginCall(c *cmdCtx) callMark {
 	if c.mono == 0 {
-		c.mono = time.Since(clockStart)
+		c.mono = sinceStart()
 	}
 	return callMark{start: c.mono, out: len(c.out)}
 }
@@ -124,7 +124,7 @@ func beginCall(c *cmdCtx) callMark {
 // error reply as a failure; then the slow log, the latency monitor and
 // the monitors. owning loop only.
 func (s *Server) endCall(c *cmdCtx, cmd *command, m callMark) {
-	c.mono = time.Since(clockStart)
+	c.mono = sinceStart()
 	d := int64(c.mono - m.start)
 	st := s.statsOf(c.cl)
 	cs := st.cmd(cmd)
