@@ -16,7 +16,8 @@ const (
 // now deletes the key, as Redis does. It reports whether the key existed and
 // cond allowed the change (EXPIRE's 1 or 0).
 func (s *Store) Expire(db int, key []byte, now, at int64, cond ExpireCond) bool {
-	k := s.acquire(db, key, now, false)
+	var k kv
+	s.acquireInto(&k, db, key, now, false)
 	defer k.release()
 	if !k.exists() {
 		return false
@@ -39,7 +40,8 @@ func (s *Store) Expire(db int, key []byte, now, at int64, cond ExpireCond) bool 
 
 // Persist removes key's TTL and reports whether it had one.
 func (s *Store) Persist(db int, key []byte, now int64) bool {
-	k := s.acquire(db, key, now, false)
+	var k kv
+	s.acquireInto(&k, db, key, now, false)
 	defer k.release()
 	if !k.exists() || k.expireAt() == 0 {
 		return false

@@ -161,7 +161,8 @@ func (v *Value) Nodes(fn func(lp []byte) bool) {
 // OBJECT, and reports whether key exists. It counts as a keyspace read and
 // stamps the key's LRU clock. fn must not keep v nor call the store.
 func (s *Store) View(db int, key []byte, now int64, fn func(v *Value)) bool {
-	k := s.acquireRead(db, key, now)
+	var k kv
+	s.acquireReadInto(&k, db, key, now)
 	defer k.release()
 	if !k.exists() {
 		return false

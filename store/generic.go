@@ -4,7 +4,8 @@ import "bytes"
 
 // Del deletes key and reports whether it existed.
 func (s *Store) Del(db int, key []byte, now int64) bool {
-	k := s.acquire(db, key, now, false)
+	var k kv
+	s.acquireInto(&k, db, key, now, false)
 	defer k.release()
 	if !k.exists() {
 		return false

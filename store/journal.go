@@ -154,7 +154,8 @@ func (s *Store) created(db int, key []byte) {
 // exist or is not a list, without counting a keyspace hit or miss (the
 // server's count of LTRIM's changes, not a client's read).
 func (s *Store) QuietListLen(db int, key []byte, now int64) int {
-	k := s.acquire(db, key, now, false)
+	var k kv
+	s.acquireInto(&k, db, key, now, false)
 	defer k.release()
 	if k.kind() != TypeList {
 		return 0

@@ -245,22 +245,33 @@ type kv struct {
 
 // acquire locks key's shard and finds key; the caller defers k.release().
 // read counts a keyspace hit or miss.
-func (s *Store) acquire(db int, key []byte, now int64, read bool) kv {
+func (s *Store) acquire(db int, key []byte, now int64, read bool) (k kv) {
+	s.acquireInto(&k, db, key, now, read)
+	return k
+}
+
+// acquireInto is acquire into *k.
+func (s *Store) acquireInto(k *kv, db int, key []byte, now int64, read bool) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
 	s.lockShard(sh)
-	k := s.lookup(sh, db, key, slot, now, read)
+	s.lookupInto(k, sh, db, key, slot, now, read, true)
 	k.cow()
-	return k
 }
 
 // acquireRead is acquire for a read, which saves nothing for a pending
 // snapshot; it counts a keyspace hit or miss.
-func (s *Store) acquireRead(db int, key []byte, now int64) kv {
+func (s *Store) acquireRead(db int, key []byte, now int64) (k kv) {
+	s.acquireReadInto(&k, db, key, now)
+	return k
+}
+
+// acquireReadInto is acquireRead into *k.
+func (s *Store) acquireReadInto(k *kv, db int, key []byte, now int64) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
 	s.lockShard(sh)
-	return s.lookup(sh, db, key, slot, now, true)
+	s.lookupInto(k, sh, db, key, slot, now, true, true)
 }
 
 // acquirePeek is acquireRead that leaves the key's access field alone,
@@ -287,13 +298,12 @@ const (
 // open is acquire for an operation on a value of type t: it returns
 // WrongType when the key holds another type, and NotFound as a says. Every
 // typed operation starts here. The caller releases k.
-func (s *Store) open(db int, key []byte, now int64, t Type, a access) (kv, Status) {
-	var k kv
+func (s *Store) open(db int, key []byte, now int64, t Type, a access) (k kv, _ Status) {
 	switch a {
 	case forRead:
-		k = s.acquireRead(db, key, now)
+		s.acquireReadInto(&k, db, key, now)
 	default:
-		k = s.acquire(db, key, now, a == forTake)
+		s.acquireInto(&k, db, key, now, a == forTake)
 	}
 	if !k.exists() {
 		if a == forWrite {
@@ -324,7 +334,16 @@ func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, re
 // lookupTouch is lookup; touch says whether a found key counts as
 // accessed (its LRU clock or LFU counter).
 func (s *Store) lookupTouch(sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) kv {
-	k := kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now, db: db}
+	var k kv
+	s.lookupInto(&k, sh, db, key, slot, now, read, touch)
+	return k
+}
+
+// lookupInto is lookupTouch into *k, which it overwrites: the hot paths
+// (acquire, acquireRead, open) fill their result in place rather than
+// copy a kv back up through each call.
+func (s *Store) lookupInto(k *kv, sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) {
+	*k = kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now, db: db}
 	k.r = k.t.keys.find(&k.t.a, k.h, key)
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
@@ -345,7 +364,6 @@ func (s *Store) lookupTouch(sh *shard, db int, key []byte, slot uint16, now int6
 			}
 		}
 	}
-	return k
 }
 
 func (k *kv) exists() bool { return k.r != noRef }

@@ -64,7 +64,8 @@ func (s *Store) LoadString(db int, key, val []byte, expireAt int64, replace bool
 	if len(val) > MaxValueLen {
 		return TooLarge
 	}
-	k := s.acquire(db, key, 0, false)
+	var k kv
+	s.acquireInto(&k, db, key, 0, false)
 	k.now = loadClock()
 	defer k.release()
 	mode := SetAlways
@@ -190,7 +191,8 @@ func (s *Store) LoadList(db int, key []byte, nodes [][]byte, expireAt int64, rep
 // loadKey locks key for a load and deletes its value when replace; it
 // returns ErrKeyExists when key exists and !replace. The caller releases k.
 func (s *Store) loadKey(db int, key []byte, replace bool) (kv, error) {
-	k := s.acquire(db, key, 0, false)
+	var k kv
+	s.acquireInto(&k, db, key, 0, false)
 	k.now = loadClock()
 	if k.exists() {
 		if !replace {

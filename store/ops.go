@@ -54,7 +54,8 @@ func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFun
 // Set stores a copy of val under key, replacing a value of any type. It
 // returns NotSet when opts.Mode's condition does not hold, OK otherwise.
 func (s *Store) Set(db int, key, val []byte, now int64, opts SetOptions) Status {
-	k := s.acquire(db, key, now, false)
+	var k kv
+	s.acquireInto(&k, db, key, now, false)
 	defer k.release()
 	_, _, st := k.set(key, val, opts, nil, nil)
 	return st
@@ -65,7 +66,8 @@ func (s *Store) Set(db int, key, val []byte, now int64, opts SetOptions) Status 
 // NotSet when opts.Mode's condition did not hold, WrongType when the old
 // value is not a string (and nothing is set).
 func (s *Store) SetGet(db int, key, val []byte, now int64, opts SetOptions, dst []byte, enc EncodeFunc) (out []byte, found bool, st Status) {
-	k := s.acquire(db, key, now, true) // SET ... GET reads, as Redis counts it
+	var k kv
+	s.acquireInto(&k, db, key, now, true) // SET ... GET reads, as Redis counts it
 	defer k.release()
 	if st := k.check(TypeString); st != OK {
 		return dst, true, st
