@@ -317,8 +317,9 @@ type loopWakes struct {
 	armed  bool         // drain is scheduled and has not taken posted yet
 
 	// written by the owning loop, read by tests: waiters put on local,
-	// and drains run (the loop's wake-ups for waiters served elsewhere)
-	inlined, drains atomic.Int64
+	// drains run (the loop's wake-ups for waiters served elsewhere), and
+	// the CPU yielded to the loops it woke (gnet, loops sharing CPUs)
+	inlined, drains, yields atomic.Int64
 }
 
 // wakeServed has cs, whose wait was served by a write on loop from (nil:
@@ -342,9 +343,11 @@ func (ls *loopState) wakeServed(from *loopState, cs *connState) {
 }
 
 // postAway posts the loop's away waiters to their loops, each loop's at
-// once. owning loop only.
-func (ls *loopState) postAway() {
+// once; it reports whether it woke any loop (scheduled a drain that was
+// not pending). owning loop only.
+func (ls *loopState) postAway() bool {
 	away := ls.wakes.away
+	woke := false
 	for i, cs := range away {
 		if cs == nil {
 			continue
@@ -357,15 +360,17 @@ func (ls *loopState) postAway() {
 				away[j] = nil
 			}
 		}
-		to.schedule()
+		woke = to.schedule() || woke
 	}
 	ls.wakes.away = away[:0]
+	return woke
 }
 
 // schedule arms ls's drain unless it is armed, and releases wakes.mu,
-// which the caller holds. A loop that refuses the drain is stopping: its
-// connections close, and nothing waits for the replies.
-func (ls *loopState) schedule() {
+// which the caller holds; it reports whether it armed it. A loop that
+// refuses the drain is stopping: its connections close, and nothing waits
+// for the replies.
+func (ls *loopState) schedule() bool {
 	lw := &ls.wakes
 	arm := !lw.armed
 	lw.armed = true
@@ -373,6 +378,7 @@ func (ls *loopState) schedule() {
 	if arm {
 		_ = ls.loop.Execute(lw.drain)
 	}
+	return arm
 }
 
 // takePosted returns the waiters other loops served for ls since the last

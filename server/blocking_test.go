@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,7 @@ func init() {
 		{"BlockingSortedSetPops", TestBlockingSortedSetPops},
 		{"BlockingServedWaitersWakeEachLoopOnce", TestBlockingServedWaitersWakeEachLoopOnce},
 		{"BlockingServedWaiterRepliedBeforeThePusher", TestBlockingServedWaiterRepliedBeforeThePusher},
+		{"BlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs", TestBlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs},
 	}...)
 }
 
@@ -435,5 +437,71 @@ func TestBlockingServedWaiterRepliedBeforeThePusher(t *testing.T) {
 		if got, want := waiter.reply(), fmt.Sprintf("*2\r\n$1\r\nq\r\n$%d\r\n%d\r\n", len(strconv.Itoa(i)), i); got != want {
 			t.Fatalf("round %d: waiter got %q, want %q", i, got, want)
 		}
+	}
+}
+
+// With more loops than CPUs, a push that wakes other loops for its
+// waiters yields the pusher's CPU once, whatever the number of loops
+// woken, and a push served on its own loop does not; with a CPU per loop
+// nothing yields.
+func TestBlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs(t *testing.T) {
+	if testEngine != "" && testEngine != "gnet" {
+		t.Skip("only gnet delivers served waiters in the writer's callback")
+	}
+	for _, loops := range []int{runtime.NumCPU(), runtime.NumCPU() + 1} {
+		if loops < 2 {
+			continue // no other loop to wake
+		}
+		s, _ := startServer(t, Options{Loops: loops})
+		pusher := dialRaw(t, s.Addr())
+		home := clientLoop(t, s, pusher)
+		var local *rawConn
+		away := map[*loopState]*rawConn{}
+		for i := 0; i < 128 && (local == nil || len(away) < min(2, loops-1)); i++ {
+			c := dialRaw(t, s.Addr())
+			switch ls := clientLoop(t, s, c); {
+			case ls == home && local == nil:
+				local = c
+			case ls != home && away[ls] == nil:
+				away[ls] = c
+			}
+		}
+		if local == nil || len(away) < min(2, loops-1) {
+			t.Fatalf("%d loops: connections did not spread: %d on the pusher's, %d other loops", loops, b2i(local != nil), len(away))
+		}
+		want := int64(0)
+		if loops > runtime.NumCPU() {
+			want = 1
+		}
+		push := func(name string, waiters []*rawConn, yields int64) {
+			t.Helper()
+			for _, w := range waiters {
+				w.send(multibulk("BLPOP", "q", "0"))
+			}
+			waitForBlocked(t, s, int64(len(waiters)))
+			before := home.wakes.yields.Load()
+			args := []string{"RPUSH", "q"}
+			for range waiters {
+				args = append(args, "x")
+			}
+			if got := pusher.do(args...); got != fmt.Sprintf(":%d\r\n", len(waiters)) {
+				t.Fatalf("RPUSH = %q", got)
+			}
+			for _, w := range waiters {
+				if got := w.reply(); got != "*2\r\n$1\r\nq\r\n$1\r\nx\r\n" {
+					t.Fatalf("%d loops, %s: waiter got %q", loops, name, got)
+				}
+			}
+			if d := home.wakes.yields.Load() - before; d != yields {
+				t.Errorf("%d loops on %d CPUs, %s: the pusher's loop yielded %d times, want %d", loops, runtime.NumCPU(), name, d, yields)
+			}
+		}
+		var others []*rawConn
+		for _, c := range away {
+			others = append(others, c)
+		}
+		push("a waiter on another loop", others[:1], want)
+		push(fmt.Sprintf("waiters on %d other loops", len(others)), others, want)
+		push("a waiter on the pusher's loop", []*rawConn{local}, 0)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,10 @@ type gnetTransport struct {
 	ready   func()
 	tlsAddr string // a second listener on the same loops; "" for none
 
+	// the loops outnumber the CPUs the process may run on, so their
+	// threads share CPUs (set by serve)
+	shareCPUs bool
+
 	mu    sync.Mutex
 	eng   gnet.Engine
 	boot  bool
@@ -34,6 +39,7 @@ var _ gnet.EventHandler = (*gnetTransport)(nil)
 
 func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Logger, ready func()) error {
 	t.h, t.ready = h, ready
+	t.shareCPUs = loops > runtime.NumCPU() // the CPUs of the affinity mask at start
 	t.loops = make(map[gnet.EventLoop]*loopState)
 	t.outs = make(map[gnet.EventLoop]*gnetOut)
 	var addrs []string
@@ -167,11 +173,17 @@ func (t *gnetTransport) drainWakes(ls *loopState) {
 // here with ls.out and the batch's propSeq set aside. A waiter's own
 // commands may serve more waiters: those of ls are delivered in the same
 // pass, after it, and those of other loops posted.
+//
+// When the loops share CPUs (more loops than CPUs), a loop that has woken
+// another one yields its CPU once before it goes on: the woken loop's
+// thread, likely waiting for this very CPU, writes its waiters' replies
+// first instead of after this loop's own write and its return to
+// epoll_wait. The yield moves this thread's deadline in the kernel's fair
+// queue on by a slice, behind the thread it has just woken; with a CPU
+// per loop the woken loop runs elsewhere and nothing yields.
 func (t *gnetTransport) deliverServed(ls *loopState) {
 	lw := &ls.wakes
-	if len(lw.away) > 0 {
-		ls.postAway()
-	}
+	t.postAway(ls)
 	if len(lw.local) == 0 || lw.delivering {
 		return // none, or a waiter's callback inside the pass below
 	}
@@ -187,8 +199,15 @@ func (t *gnetTransport) deliverServed(ls *loopState) {
 	lw.spare = ls.out[:0]
 	ls.out, ls.ctx.propSeq = out, seq
 	lw.delivering = false
-	if len(lw.away) > 0 {
-		ls.postAway()
+	t.postAway(ls)
+}
+
+// postAway posts ls's waiters of other loops, and yields the CPU once
+// when that woke a loop and the loops share CPUs (see deliverServed).
+func (t *gnetTransport) postAway(ls *loopState) {
+	if len(ls.wakes.away) > 0 && ls.postAway() && t.shareCPUs {
+		_, _, _ = syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		ls.wakes.yields.Add(1)
 	}
 }
 
