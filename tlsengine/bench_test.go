@@ -90,6 +90,18 @@ func BenchmarkHandshake(b *testing.B) {
 			benchGoFlight(b, scfg, ch)
 		})
 	}
+	// A whole handshake, the client Finished included: the handshake state
+	// is recycled, as on a server. Ed25519 signs deterministically, so with
+	// a fixed Rand the flight repeats and one recorded client Finished fits
+	// every iteration.
+	rnd := &fixedReader{}
+	full := &Config{Certificates: []*Certificate{p.ed}, Rand: rnd}
+	fcc := clientConfig(p)
+	fcc.ServerName, fcc.CurvePreferences = "ed.test", []tls.CurveID{tls.X25519}
+	fch, fin := recordClientFlights(b, full, fcc)
+	b.Run("TLSv13/X25519/Ed25519/full/tlsengine", func(b *testing.B) {
+		benchEngineHandshake(b, full, rnd, fch, fin)
+	})
 	// Resumed: a ClientHello carrying a ticket issued by the engine.
 	cfg := &Config{Certificates: []*Certificate{p.p256}, TicketKeys: keys, Now: func() time.Time { return now }}
 	cc := clientConfig(p)
@@ -114,6 +126,76 @@ func benchEngineFlight(b *testing.B, cfg *Config, ch []byte, wantResume bool) {
 		if e.ConnectionState().DidResume != wantResume || len(out) == 0 {
 			b.Fatalf("resumed %v, %d bytes out", e.ConnectionState().DidResume, len(out))
 		}
+	}
+}
+
+// recordClientFlights runs one handshake of a crypto/tls client with ccfg
+// against an Engine with cfg, whose Rand must be a fixedReader (reset
+// here), and returns the client's two flights: its ClientHello and what it
+// sends after the server flight (change_cipher_spec and Finished).
+func recordClientFlights(t testing.TB, cfg *Config, ccfg *tls.Config) (ch, fin []byte) {
+	t.Helper()
+	cfg.Rand.(*fixedReader).n = 0
+	c, s := net.Pipe()
+	defer s.Close()
+	done := make(chan error, 1)
+	go func() {
+		err := tls.Client(c, ccfg).Handshake()
+		c.Close()
+		done <- err
+	}()
+	ch = captureRecord(t, s)
+	e := NewEngine(cfg)
+	if _, _, err := e.Read(bytes.Clone(ch), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(e.AppendOutput(nil)); err != nil {
+		t.Fatal(err)
+	}
+	fin, _ = io.ReadAll(s) // until the client closes after its Finished
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return ch, fin
+}
+
+// captureRecord reads one whole TLS record from r.
+func captureRecord(t testing.TB, r io.Reader) []byte {
+	t.Helper()
+	hdr := make([]byte, 5)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		t.Fatal(err)
+	}
+	rec := make([]byte, 5+int(binary.BigEndian.Uint16(hdr[3:5])))
+	copy(rec, hdr)
+	if _, err := io.ReadFull(r, rec[5:]); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// benchEngineHandshake replays the recorded client flights ch and fin
+// against a new Engine each iteration, draining its output after each, and
+// releases it as a server does at close.
+func benchEngineHandshake(b *testing.B, cfg *Config, rnd *fixedReader, ch, fin []byte) {
+	b.ReportAllocs()
+	in := make([]byte, max(len(ch), len(fin)))
+	var out []byte
+	for b.Loop() {
+		rnd.n = 0
+		e := NewEngine(cfg)
+		if _, _, err := e.Read(in[:copy(in, ch)], nil); err != nil {
+			b.Fatal(err)
+		}
+		out = e.AppendOutput(out[:0])
+		if _, _, err := e.Read(in[:copy(in, fin)], nil); err != nil {
+			b.Fatal(err)
+		}
+		out = e.AppendOutput(out[:0])
+		if !e.ConnectionState().HandshakeComplete || e.hs != nil {
+			b.Fatalf("handshake complete %v, state kept %v", e.ConnectionState().HandshakeComplete, e.hs != nil)
+		}
+		e.Release()
 	}
 }
 

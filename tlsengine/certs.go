@@ -6,6 +6,8 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -251,22 +253,31 @@ const (
 	clientSignatureContext = "TLS 1.3, client CertificateVerify\x00"
 )
 
-// signedContent returns what a CertificateVerify signs for scheme s: the
-// 64-space prefix, context and transcript hash, hashed unless s is Ed25519.
-func signedContent(s SignatureScheme, context string, transcriptHash []byte) []byte {
-	m := make([]byte, 0, 64+len(context)+len(transcriptHash))
-	for i := 0; i < 64; i++ {
-		m = append(m, ' ')
-	}
-	m = append(append(m, context...), transcriptHash...)
+// signedContent appends to dst what a CertificateVerify signs for scheme s:
+// the 64-space prefix, context and transcript hash, hashed unless s is
+// Ed25519. The content is built on the stack: with a dst of spare capacity
+// nothing is allocated.
+func signedContent(dst []byte, s SignatureScheme, context string, transcriptHash []byte) []byte {
+	var buf [64 + 64 + 64]byte
+	m := append(append(append(buf[:0], spaces64...), context...), transcriptHash...)
 	h, _ := signatureHash(s)
-	if h == 0 {
-		return m
+	switch h {
+	case crypto.SHA256:
+		sum := sha256.Sum256(m)
+		return append(dst, sum[:]...)
+	case crypto.SHA384:
+		sum := sha512.Sum384(m)
+		return append(dst, sum[:]...)
+	case crypto.SHA512:
+		sum := sha512.Sum512(m)
+		return append(dst, sum[:]...)
 	}
-	hh := h.New()
-	hh.Write(m)
-	return hh.Sum(nil)
+	return append(dst, m...) // Ed25519 signs the content itself
 }
+
+// spaces64 opens the content a TLS 1.3 CertificateVerify signs (RFC 8446,
+// Section 4.4.3).
+var spaces64 = strings.Repeat(" ", 64)
 
 // verifySignature checks a client CertificateVerify signature against pub.
 func verifySignature(pub crypto.PublicKey, s SignatureScheme, signed, sig []byte) bool {

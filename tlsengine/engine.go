@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -225,8 +226,50 @@ type Engine struct {
 func NewEngine(cfg *Config) *Engine {
 	e := &Engine{cfg: cfg, sendLimit: maxPlaintext, recvLimit: maxPlaintext}
 	e.state.CertificateIndex = -1
-	e.hs = &serverHandshake{state: expectClientHello{}}
+	e.hs = newHandshake()
 	return e
+}
+
+// handshakePool recycles the handshake state of completed handshakes: the
+// struct and the storage of its two buffers (reassembled client messages,
+// the server flight) and of its transcript hash, about 3.5 KB of garbage
+// per handshake otherwise. Only releaseHandshake puts one back, when
+// nothing can refer to it any more: the handshake is complete, its output
+// drained, and no SignRequest or VerifyRequest is pending. An Engine
+// released during its handshake just drops its state.
+var handshakePool sync.Pool
+
+// maxPooledBuf bounds the buffers a recycled handshake keeps: a large
+// client Certificate or CertificateRequest is not held on to.
+const maxPooledBuf = 16 << 10
+
+// newHandshake returns handshake state awaiting ClientHello, recycled when
+// the pool has one.
+func newHandshake() *serverHandshake {
+	hs, _ := handshakePool.Get().(*serverHandshake)
+	if hs == nil {
+		hs = new(serverHandshake)
+	}
+	hs.state = expectClientHello{}
+	return hs
+}
+
+// recycle clears hs, keeping only its buffers' and its transcript hash's
+// storage, and puts it in the pool; hs must not be used afterwards.
+func (hs *serverHandshake) recycle() {
+	buf, out, tr, trOf := hs.buf[:0], hs.out[:0], hs.transcript.h, hs.transcript.hash
+	if cap(buf) > maxPooledBuf {
+		buf = nil
+	}
+	if cap(out) > maxPooledBuf {
+		out = nil
+	}
+	*hs = serverHandshake{buf: buf, out: out}
+	if tr != nil {
+		tr.Reset()
+		hs.transcript.spare, hs.transcript.spareOf = tr, trOf
+	}
+	handshakePool.Put(hs)
 }
 
 // Release zeroes the traffic secrets and drops all state; the Engine must
@@ -364,6 +407,7 @@ func (e *Engine) AppendOutput(dst []byte) []byte {
 // handshake is complete and its last records were handed out.
 func (e *Engine) releaseHandshake() {
 	if e.hs != nil && e.done && len(e.hs.out) == 0 && e.hs.isDone() {
+		e.hs.recycle()
 		e.hs = nil
 	}
 }

@@ -222,7 +222,7 @@ func (e *Engine) sendServerHello12(ch *clientHelloMsg, msg []byte) (state, error
 	hs.cert, hs.scheme, hs.group, v.suite = cert, scheme, group, suite
 	e.state.CipherSuite, e.state.CurveID = suite.id, group
 	e.state.CertificateIndex = int16(slices.Index(e.cfg.Certificates, cert))
-	hs.transcript = newTranscript(suite.aead.hash)
+	hs.transcript.begin(suite.aead.hash)
 	hs.transcript.write(msg)
 	b := e.serverHello12(ch, nil).appendTo(make([]byte, 0, 2048))
 	b = (&certificateMsg{certificates: cert.Chain}).appendTo(b)
@@ -555,7 +555,7 @@ func (e *Engine) resume12(ch *clientHelloMsg, msg []byte, st *sessionState) (sta
 	hs.resumed = true
 	e.state.DidResume = true
 	e.state.CipherSuite = v.suite.id
-	hs.transcript = newTranscript(v.suite.aead.hash)
+	hs.transcript.begin(v.suite.aead.hash)
 	hs.transcript.write(msg)
 	b := e.serverHello12(ch, ch.sessionID).appendTo(nil)
 	hs.transcript.write(b)

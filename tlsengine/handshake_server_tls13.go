@@ -105,6 +105,7 @@ type serverHandshake struct {
 	earlySkip int    // bytes of refused early data we may still skip
 	random    [32]byte
 	finished  [4 + 64]byte // scratch: the predicted client Finished
+	verify    [2][48]byte  // storage: verify_data of the server Finished, of the predicted client Finished
 
 	suite         *cipherSuite
 	group         CurveID
@@ -114,7 +115,8 @@ type serverHandshake struct {
 	ccsSent       bool
 	cert          *Certificate
 	scheme        SignatureScheme
-	signed        []byte // what CertificateVerify signs
+	signed        []byte // what CertificateVerify signs; in signBuf for TLS 1.3
+	signBuf       [64 + 64 + 64]byte
 	resumed       bool
 	psk           []byte
 	hsSecret      handshakeSecret
@@ -269,7 +271,7 @@ func (e *Engine) readClientHello(msg []byte, retried bool) (state, error) {
 		return nil, err
 	}
 	if !retried {
-		hs.transcript = newTranscript(suite.hash)
+		hs.transcript.begin(suite.hash)
 	}
 	if share == nil {
 		if retried {
@@ -597,7 +599,7 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	if hs.resumed {
 		return e.sendServerFinished()
 	}
-	hs.signed = signedContent(hs.scheme, serverSignatureContext, hs.transcript.current())
+	hs.signed = signedContent(hs.signBuf[:0], hs.scheme, serverSignatureContext, hs.transcript.current())
 	if e.cfg.AsyncSign != nil && e.cfg.AsyncSign(hs.scheme) {
 		return awaitSign{}, nil
 	}
@@ -694,7 +696,7 @@ func (e *Engine) sendCertificateVerifyAndFinished(sig []byte) (state, error) {
 // traffic key (RFC 8446, Sections 4.4.4 and 7.1).
 func (e *Engine) sendServerFinished() (state, error) {
 	hs := e.hs
-	fin := finishedMsg{verifyData: hs.serverHSx.verifyData(nil, hs.transcript.current())}
+	fin := finishedMsg{verifyData: hs.serverHSx.verifyData(hs.verify[0][:0], hs.transcript.current())}
 	start := e.beginMessages()
 	hs.out = fin.appendTo(hs.out)
 	hs.transcript.write(hs.out[start:])
@@ -746,7 +748,7 @@ func (e *Engine) sendEarlyTicket() error {
 // and adds the message to the transcript: a client Finished that passes the
 // check is byte for byte this message.
 func (hs *serverHandshake) predictClientFinished() {
-	want := hs.clientHSx.verifyData(nil, hs.transcript.current())
+	want := hs.clientHSx.verifyData(hs.verify[1][:0], hs.transcript.current())
 	hs.clientFinished = want
 	hs.transcript.write((&finishedMsg{verifyData: want}).appendTo(hs.finished[:0]))
 }
@@ -852,7 +854,7 @@ func (e *Engine) readClientCertificateVerify(msg []byte) (state, error) {
 	if _, accept := e.cfg.clientSchemes(); !slices.Contains(accept, uint16(s)) {
 		return nil, errIllegalParameter
 	}
-	signed := signedContent(s, clientSignatureContext, hs.transcript.current())
+	signed := signedContent(nil, s, clientSignatureContext, hs.transcript.current())
 	if !verifySignature(e.state.PeerCertificates[0].PublicKey, s, signed, m.signature) {
 		return nil, alertErr(AlertDecryptError, ErrBadSignature)
 	}

@@ -90,19 +90,37 @@ func (x *expander) init(h crypto.Hash, secret []byte) {
 // initExtract keys x with HKDF-Extract(salt, ikm) (RFC 5869, Section 2.2)
 // and copies that secret to prk, which must hold a hash length; a nil ikm
 // means hash-length zeros, as the RFC uses when no PSK or no (EC)DHE secret
-// is present.
-func (x *expander) initExtract(h crypto.Hash, prk, ikm, salt []byte) {
+// is present. saltMAC, when not nil, is an unused HMAC keyed with salt,
+// cloned instead of keying a new one.
+func (x *expander) initExtract(h crypto.Hash, prk, ikm, salt []byte, saltMAC hash.Hash) {
 	if ikm == nil {
 		ikm = zeros[:h.Size()]
 	}
 	if salt == nil {
 		salt = zeros[:h.Size()]
 	}
-	m := hmac.New(h.New, salt)
+	m := cloneMAC(saltMAC)
+	if m == nil {
+		m = hmac.New(h.New, salt)
+	}
 	m.Write(ikm)
 	n := copy(prk, m.Sum(x.sum[:0]))
 	clear(x.sum[:])
 	x.init(h, prk[:n])
+}
+
+// cloneMAC returns a copy of the HMAC m in its current state, nil when m is
+// nil or cannot be cloned.
+func cloneMAC(m hash.Hash) hash.Hash {
+	c, ok := m.(hash.Cloner)
+	if !ok {
+		return nil
+	}
+	d, err := c.Clone()
+	if err != nil {
+		return nil
+	}
+	return d
 }
 
 // expand writes HKDF-Expand-Label(secret, label, context, len(dst)) to dst
@@ -161,8 +179,9 @@ func emptyHash(h crypto.Hash) []byte {
 // from it. They are shared and read only.
 type scheduleConstants struct {
 	empty        []byte
-	noPSKEarly   []byte // HKDF-Extract(0, 0)
-	noPSKDerived []byte // Derive-Secret(noPSKEarly, "derived", "")
+	noPSKEarly   []byte    // HKDF-Extract(0, 0)
+	noPSKDerived []byte    // Derive-Secret(noPSKEarly, "derived", "")
+	derivedMAC   hash.Hash // HMAC keyed with noPSKDerived, never written: cloned per handshake
 }
 
 // schedules holds the constants of the TLS 1.3 suites' hashes, by crypto/hkdf.
@@ -174,6 +193,7 @@ var schedules = func() (m [crypto.SHA384 + 1]*scheduleConstants) {
 		}
 		c := &scheduleConstants{empty: h.New().Sum(nil), noPSKEarly: early}
 		c.noPSKDerived = hkdfExpandLabel(h, c.noPSKEarly, labelDerived, c.empty, h.Size())
+		c.derivedMAC = hmac.New(h.New, c.noPSKDerived)
 		m[h] = c
 	}
 	return m
@@ -190,11 +210,37 @@ func constantsOf(h crypto.Hash) *scheduleConstants {
 // zeros is the string of hash-length zeros of HKDF-Extract; read only.
 var zeros [64]byte
 
-// newStage returns the expander of HKDF-Extract(salt, ikm) and that secret.
-func newStage(h crypto.Hash, ikm, salt []byte) (*expander, []byte) {
-	x, prk := new(expander), make([]byte, h.Size())
-	x.initExtract(h, prk, ikm, salt)
-	return x, prk
+// stage is the storage of one stage of the schedule in one allocation: the
+// expander of its secret, the secret, and room for the first two secrets
+// derived from it (both traffic secrets of the handshake or of the
+// application; the exporter and resumption secrets get slices of their
+// own). TLS 1.3 hashes are at most 48 bytes (SHA-384).
+type stage struct {
+	x       expander // keyed with prk
+	prk     [48]byte
+	derived [2][48]byte
+	n       int // 0 <= n <= len(derived): derived secrets handed out
+}
+
+// newStage returns the stage of HKDF-Extract(salt, ikm); saltMAC is as in
+// initExtract.
+func newStage(h crypto.Hash, ikm, salt []byte, saltMAC hash.Hash) *stage {
+	s := new(stage)
+	s.x.initExtract(h, s.prk[:h.Size()], ikm, salt, saltMAC)
+	return s
+}
+
+// secret returns the stage's secret, in s.
+func (s *stage) secret() []byte { return s.prk[:s.x.hash.Size()] }
+
+// derive is expander.derive into the stage's next free slot.
+func (s *stage) derive(label string, transcriptHash []byte) []byte {
+	if s.n == len(s.derived) {
+		return s.x.derive(label, transcriptHash)
+	}
+	d := s.derived[s.n][:s.x.hash.Size()]
+	s.n++
+	return s.x.expand(d, label, transcriptHash)
 }
 
 // earlySecret is the Early Secret, the first stage of the schedule.
@@ -211,8 +257,8 @@ func newEarlySecret(h crypto.Hash, psk []byte) earlySecret {
 	if c := constantsOf(h); psk == nil && c != nil {
 		return earlySecret{hash: h, secret: c.noPSKEarly, noPSK: true}
 	}
-	x, prk := newStage(h, psk, nil)
-	return earlySecret{hash: h, secret: prk, x: x}
+	st := newStage(h, psk, nil, nil)
+	return earlySecret{hash: h, secret: st.secret(), x: &st.x}
 }
 
 // expander returns the expander of s, keying one for the shared constant.
@@ -241,68 +287,70 @@ func (s earlySecret) clientEarlyTrafficSecret(th []byte) []byte {
 // secret (nil: psk_ke mode, hash-length zeros).
 func (s earlySecret) handshakeSecret(shared []byte) handshakeSecret {
 	if s.noPSK { // no PSK: the salt is a constant
-		x, prk := newStage(s.hash, shared, constantsOf(s.hash).noPSKDerived)
-		return handshakeSecret{secret: prk, x: x}
+		c := constantsOf(s.hash)
+		st := newStage(s.hash, shared, c.noPSKDerived, c.derivedMAC)
+		return handshakeSecret{secret: st.secret(), st: st}
 	}
-	x, prk := newStage(s.hash, shared, s.x.block(labelDerived, emptyHash(s.hash), s.hash.Size()))
+	st := newStage(s.hash, shared, s.x.block(labelDerived, emptyHash(s.hash), s.hash.Size()), nil)
 	clear(s.x.sum[:])
-	return handshakeSecret{secret: prk, x: x}
+	return handshakeSecret{secret: st.secret(), st: st}
 }
 
 // handshakeSecret is the Handshake Secret, the second stage.
 type handshakeSecret struct {
 	secret []byte
-	x      *expander // keyed with secret
+	st     *stage
 }
 
 // clientHandshakeTrafficSecret returns client_handshake_traffic_secret over
 // the transcript hash of ClientHello..ServerHello.
 func (s handshakeSecret) clientHandshakeTrafficSecret(th []byte) []byte {
-	return s.x.derive(labelClientHandshakeTraffic, th)
+	return s.st.derive(labelClientHandshakeTraffic, th)
 }
 
 // serverHandshakeTrafficSecret returns server_handshake_traffic_secret over
 // the transcript hash of ClientHello..ServerHello.
 func (s handshakeSecret) serverHandshakeTrafficSecret(th []byte) []byte {
-	return s.x.derive(labelServerHandshakeTraffic, th)
+	return s.st.derive(labelServerHandshakeTraffic, th)
 }
 
 // masterSecret returns the Master Secret.
 func (s handshakeSecret) masterSecret() masterSecret {
-	h := s.x.hash
-	x, prk := newStage(h, nil, s.x.block(labelDerived, emptyHash(h), h.Size()))
-	clear(s.x.sum[:])
-	return masterSecret{secret: prk, x: x}
+	x := &s.st.x
+	h := x.hash
+	st := newStage(h, nil, x.block(labelDerived, emptyHash(h), h.Size()), nil)
+	clear(x.sum[:])
+	return masterSecret{secret: st.secret(), st: st}
 }
 
 // masterSecret is the Master Secret, the last stage.
 type masterSecret struct {
 	secret []byte
-	x      *expander // keyed with secret
+	st     *stage
 }
 
 // clientApplicationTrafficSecret returns client_application_traffic_secret_0
 // over the transcript hash of ClientHello..server Finished.
 func (s masterSecret) clientApplicationTrafficSecret(th []byte) []byte {
-	return s.x.derive(labelClientAppTraffic, th)
+	return s.st.derive(labelClientAppTraffic, th)
 }
 
 // serverApplicationTrafficSecret returns server_application_traffic_secret_0
 // over the transcript hash of ClientHello..server Finished.
 func (s masterSecret) serverApplicationTrafficSecret(th []byte) []byte {
-	return s.x.derive(labelServerAppTraffic, th)
+	return s.st.derive(labelServerAppTraffic, th)
 }
 
 // exporterMasterSecret returns exporter_master_secret over the transcript
 // hash of ClientHello..server Finished.
 func (s masterSecret) exporterMasterSecret(th []byte) []byte {
-	return s.x.derive(labelExporterMaster, th)
+	return s.st.derive(labelExporterMaster, th)
 }
 
 // resumptionMasterSecret returns resumption_master_secret over the
 // transcript hash of ClientHello..client Finished.
 func (s masterSecret) resumptionMasterSecret(th []byte) []byte {
-	return s.x.derive(labelResumptionMaster, th)
+	return s.st.derive(labelResumptionMaster, th)
 }
 
 // trafficKeys derives the write key and IV from a traffic secret (RFC 8446,

@@ -179,10 +179,24 @@ func TestExpanderMatchesCryptoHKDF(t *testing.T) {
 		ikm := fill(h.Size())
 		prk := make([]byte, h.Size())
 		var y expander
-		y.initExtract(h, prk, ikm, salt)
+		y.initExtract(h, prk, ikm, salt, nil)
 		want, _ := hkdf.Extract(h.New, ikm, salt)
 		if !bytes.Equal(prk, want) {
 			t.Fatalf("#%d extract %x, want %x", i, prk, want)
+		}
+		// The same extract from a clone of an HMAC keyed with salt (the
+		// no-PSK handshake secret's), twice: the template stays unwritten.
+		tmpl := hmac.New(h.New, salt)
+		if cloneMAC(tmpl) == nil || cloneMAC(constantsOf(h).derivedMAC) == nil {
+			t.Fatalf("#%d: crypto/hmac's HMAC does not clone: every handshake keys a new one", i)
+		}
+		for k := range 2 {
+			var z expander
+			prk2 := make([]byte, h.Size())
+			z.initExtract(h, prk2, ikm, salt, tmpl)
+			if !bytes.Equal(prk2, want) {
+				t.Fatalf("#%d.%d extract from a cloned salt HMAC %x, want %x", i, k, prk2, want)
+			}
 		}
 		if got, want := y.expand(make([]byte, 12), labelIV, nil), hkdfExpandLabel(h, want, labelIV, nil, 12); !bytes.Equal(got, want) {
 			t.Fatalf("#%d expand after extract %x, want %x", i, got, want)

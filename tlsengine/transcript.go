@@ -19,11 +19,26 @@ type transcript struct {
 	hash crypto.Hash
 	h    hash.Hash
 	cur  [64]byte // scratch of current
+
+	// spare is a reset hash over spareOf left by a recycled handshake, for
+	// begin to reuse; nil once begun.
+	spare   hash.Hash
+	spareOf crypto.Hash
 }
 
 // newTranscript returns an empty transcript over h.
 func newTranscript(h crypto.Hash) transcript {
 	return transcript{hash: h, h: h.New()}
+}
+
+// begin empties t and makes it a transcript over h, reusing the spare hash
+// of a recycled handshake when it is one of h.
+func (t *transcript) begin(h crypto.Hash) {
+	spare, of := t.spare, t.spareOf
+	*t = transcript{hash: h, h: spare}
+	if spare == nil || of != h {
+		t.h = h.New()
+	}
 }
 
 // write adds one handshake message, its 4-byte header included.
