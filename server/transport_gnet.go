@@ -206,7 +206,7 @@ func (t *gnetTransport) deliverServed(ls *loopState) {
 // when that woke a loop and the loops share CPUs (see deliverServed).
 func (t *gnetTransport) postAway(ls *loopState) {
 	if len(ls.wakes.away) > 0 && ls.postAway() && t.shareCPUs {
-		_, _, _ = syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		yieldCPU() // yield_linux.go
 		ls.wakes.yields.Add(1)
 	}
 }
