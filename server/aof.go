@@ -351,7 +351,7 @@ func (s *Server) writeAOFBase(w io.Writer, sn *store.Snapshot) error {
 	}
 	idle, freq := s.rdbAccess() // persist_rdb.go
 	_, err := rdb.Write(w, sn, rdb.Options{Compress: s.cfg.persist.compression.Load(), Checksum: true,
-		Aux: map[string]string{"aof-base": "1"}, Idle: idle, Freq: freq})
+		Aux: map[string]string{"aof-base": "1"}, Idle: idle, Freq: freq, UsedMem: s.store.UsedMemory()})
 	return err
 }
 

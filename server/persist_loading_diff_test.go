@@ -303,3 +303,31 @@ func TestShutdownWhileLoadingKeepsTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestAOFRestartShowsItsBaseUsedMem: loopkv's own AOF base carries the
+// used-mem aux field, as Redis's does, so that a restart's INFO shows it as
+// loading_rdb_used_mem while the base loads.
+func TestAOFRestartShowsItsBaseUsedMem(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: dir}, AOF: AOFOptions{AppendOnly: "yes"}})
+	c := dialRaw(t, src.Addr())
+	var fill strings.Builder
+	for i := range 3000 {
+		fill.WriteString(multibulk("SET", "k"+strconv.Itoa(i), "v"))
+	}
+	c.send(fill.String())
+	for range 3000 {
+		c.reply()
+	}
+	if r := c.do("BGREWRITEAOF"); !strings.HasPrefix(r, "+") {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	waitRewrite(t, c)
+	stopServer(t, src)
+	lc := dialRaw(t, startLoadingServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: dir},
+		AOF: AOFOptions{AppendOnly: "yes"}, Config: map[string]string{"key-load-delay": "200"}}))
+	info := whileLoading(t, lc)
+	if n, err := strconv.ParseInt(infoValueOf(info, "loading_rdb_used_mem"), 10, 64); err != nil || n <= 0 {
+		t.Errorf("loading_rdb_used_mem %q while loopkv's AOF base loads, want its used-mem", infoValueOf(info, "loading_rdb_used_mem"))
+	}
+}
