@@ -7,10 +7,13 @@
 # server's read and write tracepoints for TRACE_SECONDS in the middle of
 # the run. For each RPUSH read (its 49 bytes) it reports the time to the
 # start and to the end of the write of the BLPOP reply that push served
-# (38 bytes), split by whether an eventfd write (8 bytes) came between
-# them, i.e. whether the waiter sat on another loop than the pusher
-# ("cross") or on the same one ("same"; redis has only those). A second
-# pass counts system calls and context switches per push (perf stat).
+# (38 bytes), split by whether a write of 8 bytes to another loop's eventfd
+# came between them, i.e. whether the waiter sat on another loop than the
+# pusher ("cross") or on the same one ("same"; redis has only those). A
+# loop's eventfd is its epoll descriptor + 1 (gnet's OpenPoller makes them
+# in that order), so the loop's own eventfd (the deferred-reply flush of
+# transport_gnet_out.go) does not count. A second pass counts system calls
+# and context switches per push (perf stat).
 #
 # These figures exclude the client's side (its wake-ups and scheduling),
 # which dominates queuebench's end-to-end latency on a virtual machine and
@@ -74,22 +77,26 @@ latencies() {
 	python3 -c '
 import sys
 lat = {"same": ([], []), "cross": ([], [])}
-t0 = enter = None
+epfd = {}  # thread -> the epoll descriptor it last waited on
+t0 = enter = own = None
 cross = False
 for line in sys.stdin:
     f = line.split()
-    if len(f) < 3:
+    if len(f) < 4:
         continue
-    t, ev = float(f[0].rstrip(":")), f[1]
-    if ev.endswith("sys_exit_read:") and f[2] == "0x31":  # the RPUSH, 49 bytes
-        t0, cross = t, False
+    tid, t, ev = f[0], float(f[1].rstrip(":")), f[2]
+    if ev.endswith("sys_enter_epoll_wait:"):
+        epfd[tid] = int(f[4].rstrip(","), 16)
+    elif ev.endswith("sys_exit_read:") and f[3] == "0x31":  # the RPUSH, 49 bytes
+        t0, cross, enter = t, False, None
+        own = epfd.get(tid, -2) + 1  # the eventfd of the reading loop
     elif t0 is not None and ev.endswith("sys_enter_write:"):
-        count = f[-1]
-        if count == "0x00000008":  # the eventfd: the waiter is on another loop
+        fd, count = int(f[4].rstrip(","), 16), f[-1]
+        if count == "0x00000008" and fd != own:  # the eventfd of another loop: the waiter is there
             cross = True
         elif count == "0x00000026":  # the BLPOP reply, 38 bytes
             enter = t
-    elif t0 is not None and enter is not None and ev.endswith("sys_exit_write:") and f[2] == "0x26":
+    elif t0 is not None and enter is not None and ev.endswith("sys_exit_write:") and f[3] == "0x26":
         k = "cross" if cross else "same"
         lat[k][0].append((enter - t0) * 1e6)
         lat[k][1].append((t - t0) * 1e6)
@@ -115,11 +122,11 @@ for rep in $(seq "$REPS"); do
 		pid=$LAUNCHED
 		bench "$src" "$l"
 		sleep 0.5
-		perf record -q -o "$WORK/perf.data" -p "$pid" \
-			-e syscalls:sys_exit_write,syscalls:sys_enter_write,syscalls:sys_exit_read -- sleep "$TRACE_SECONDS" >/dev/null 2>&1
+		perf record -q -o "$WORK/perf.data" -p "$pid" -e syscalls:sys_exit_write,syscalls:sys_enter_write,syscalls:sys_exit_read,syscalls:sys_enter_epoll_wait \
+			-- sleep "$TRACE_SECONDS" >/dev/null 2>&1
 		wait "$QB" || true
 		echo "$l rep $rep (queuebench, traced: $(tail -1 "$WORK/qb.out"))"
-		perf script -i "$WORK/perf.data" -F time,event,trace 2>/dev/null | latencies
+		perf script -i "$WORK/perf.data" -F tid,time,event,trace 2>/dev/null | latencies
 		stop "$pid"
 		start "$l"
 		pid=$LAUNCHED
