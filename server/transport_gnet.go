@@ -33,6 +33,8 @@ type gnetTransport struct {
 	loops map[gnet.EventLoop]*loopState
 	outs  map[gnet.EventLoop]*gnetOut // each loop's deferred replies (transport_gnet_out.go)
 	ticks int                         // ticker goroutine only
+	addrs []string                    // the listeners' "tcp://" addresses (set by serve)
+	ka    gnetKeepAlive               // transport_gnet_keepalive.go
 }
 
 var _ gnet.EventHandler = (*gnetTransport)(nil)
@@ -61,8 +63,9 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 	// is first bound without it: a port already served fails here with
 	// EADDRINUSE, as in Redis.
 	//
-	// No gnet.WithTCPKeepAlive: OnOpen sets keepalive on each connection.
-	// gnet v2.9.7's initListener sets it on the listener after opening it
+	// No gnet.WithTCPKeepAlive: OnBoot sets keepalive on the listeners
+	// itself, OnOpen on connections that did not inherit it
+	// (transport_gnet_keepalive.go). gnet v2.9.7's initListener sets it on the listener after opening it
 	// and assigns that result over open's error, so a failed bind (port
 	// taken) came back as "setsockopt: bad file descriptor" from a
 	// setsockopt on the descriptor the failed open had just closed, or as
@@ -77,6 +80,7 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 			return err
 		}
 	}
+	t.addrs = addrs
 	return gnet.Rotate(t, addrs,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
@@ -113,6 +117,7 @@ func (t *gnetTransport) OnBoot(eng gnet.Engine) gnet.Action {
 	t.mu.Lock()
 	t.eng, t.boot = eng, true
 	t.mu.Unlock()
+	t.ka.setListeners(eng, t.addrs)
 	t.ready()
 	return gnet.None
 }
@@ -133,16 +138,16 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) (*loopState, *gnetOut) {
 }
 
 // OnOpen admits the connection or writes the rejection and closes it. An
-// admitted one gets TCP keepalive (idle 300 s, as Redis's tcp-keepalive
-// and the netpoll engine), set here on its loop before anything else can
-// close it; a failure only loses the probes, as in Redis.
+// admitted one has TCP keepalive (idle 300 s, as Redis's tcp-keepalive
+// and the netpoll engine), from its listener or set here on its loop before
+// anything else can close it; a failure only loses the probes, as in Redis.
 func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	ls, out := t.loopOf(c.EventLoop())
 	cs, reject := t.h.onOpen(&gnetConn{c: c, out: out}, ls)
 	if reject != nil {
 		return reject, gnet.Close
 	}
-	_ = c.SetKeepAlivePeriod(tcpKeepAlive)
+	t.ka.set(c)
 	c.SetContext(cs)
 	return nil, gnet.None
 }
