@@ -21,15 +21,19 @@ func TestDebugReloadLosesNoConcurrentWrite(t *testing.T) {
 	}
 }
 
+// The dataset each reload saves and loads: strings, and hashes and sorted
+// sets past the listpack limits.
+const fillKeys, fillBig = 5000, 10
+
 func debugReloadUnderWrites(t *testing.T, appendonly string) {
 	s, _ := startServer(t, Options{Loops: 2, Persist: PersistOptions{Dir: t.TempDir()},
 		AOF: AOFOptions{AppendOnly: appendonly}, Config: map[string]string{"enable-debug-command": "yes"}})
 	rc := dialRaw(t, s.Addr())
 	var fill strings.Builder
-	for i := range 20000 { // enough for each reload to take a while
+	for i := range fillKeys { // enough for each reload to take a while
 		fill.WriteString(multibulk("SET", "fill:"+strconv.Itoa(i), "value-"+strconv.Itoa(i)))
 	}
-	for i := range 20 { // and values the loader builds key by key (hashtable, skiplist, quicklist)
+	for i := range fillBig { // and values the loader builds key by key (hashtable, skiplist)
 		args := []string{"HSET", "hash:" + strconv.Itoa(i)}
 		for f := range 200 {
 			args = append(args, "f"+strconv.Itoa(f), strings.Repeat("v", 80))
@@ -42,7 +46,7 @@ func debugReloadUnderWrites(t *testing.T, appendonly string) {
 		fill.WriteString(multibulk(args...))
 	}
 	rc.send(fill.String())
-	for range 20000 + 2*20 {
+	for range fillKeys + 2*fillBig {
 		rc.reply()
 	}
 	const writers = 2
@@ -66,7 +70,7 @@ func debugReloadUnderWrites(t *testing.T, appendonly string) {
 			}
 		}()
 	}
-	for i := range 10 {
+	for i := range 4 {
 		if r := rc.do("DEBUG", "RELOAD"); r != "+OK\r\n" {
 			t.Fatalf("DEBUG RELOAD #%d: %q", i, r)
 		}
@@ -83,7 +87,7 @@ func debugReloadUnderWrites(t *testing.T, appendonly string) {
 			t.Errorf("writer %d: counter %q after %d acknowledged INCRs: writes lost across DEBUG RELOAD", w, got, acked[w])
 		}
 	}
-	if got := rc.do("DBSIZE"); got != ":"+strconv.Itoa(20000+2*20+writers)+"\r\n" {
+	if got := rc.do("DBSIZE"); got != ":"+strconv.Itoa(fillKeys+2*fillBig+writers)+"\r\n" {
 		t.Errorf("DBSIZE %q after the reloads", got)
 	}
 }
