@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/rand"
 	"crypto/x509"
+	"hash"
 	"io"
 	"sync"
 	"time"
@@ -254,8 +255,9 @@ func newHandshake() *serverHandshake {
 	return hs
 }
 
-// recycle clears hs, keeping only its buffers' and its transcript hash's
-// storage, and puts it in the pool; hs must not be used afterwards.
+// recycle clears hs, keeping only the storage of its buffers, of its
+// transcript hash and of its HMACs' hash states (digests), and puts it in
+// the pool; hs must not be used afterwards.
 func (hs *serverHandshake) recycle() {
 	buf, out, tr, trOf := hs.buf[:0], hs.out[:0], hs.transcript.h, hs.transcript.hash
 	if cap(buf) > maxPooledBuf {
@@ -264,12 +266,64 @@ func (hs *serverHandshake) recycle() {
 	if cap(out) > maxPooledBuf {
 		out = nil
 	}
-	*hs = serverHandshake{buf: buf, out: out}
+	digests, newDigest := hs.digests, hs.newDigest
+	digests.reclaim() // every HMAC built on them goes with hs's fields below
+	*hs = serverHandshake{buf: buf, out: out, digests: digests, newDigest: newDigest}
 	if tr != nil {
 		tr.Reset()
 		hs.transcript.spare, hs.transcript.spareOf = tr, trOf
 	}
 	handshakePool.Put(hs)
+}
+
+// digestPool lends the hash states of one handshake's HMACs (two per HMAC,
+// eighteen in a TLS 1.3 handshake) and takes them all back when the
+// handshake is recycled, so that a recycled handshake allocates none.
+type digestPool struct {
+	of   crypto.Hash
+	free []hash.Hash // reset states of hash of
+	lent []hash.Hash // states handed out since the last reclaim
+}
+
+// digestsFor returns the constructor the handshake's HMACs over h take
+// their hash states from (expander.digests).
+func (hs *serverHandshake) digestsFor(h crypto.Hash) func() hash.Hash {
+	if hs.digests.of != h {
+		hs.digests = digestPool{of: h, lent: hs.digests.lent}
+	}
+	if hs.digests.lent == nil {
+		hs.digests.lent = make([]hash.Hash, 0, 20)
+	}
+	if hs.newDigest == nil {
+		hs.newDigest = hs.digests.get // bound once: the pool lives in hs
+	}
+	return hs.newDigest
+}
+
+// get lends a reset hash state of p.of.
+func (p *digestPool) get() hash.Hash {
+	var d hash.Hash
+	if n := len(p.free); n > 0 {
+		d, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		d = p.of.New()
+	}
+	p.lent = append(p.lent, d)
+	return d
+}
+
+// reclaim resets every lent state and makes it free again. Only when no
+// HMAC built on them is used any more.
+func (p *digestPool) reclaim() {
+	if len(p.lent) > 64 { // the pool keeps what one handshake needs, no more
+		p.lent = p.lent[:64]
+	}
+	for _, d := range p.lent {
+		d.Reset()
+		p.free = append(p.free, d)
+	}
+	clear(p.lent)
+	p.lent = p.lent[:0]
 }
 
 // Release zeroes the traffic secrets and drops all state; the Engine must

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"testing"
 )
 
 // TestRecycledHandshakeStartsClean checks what the handshake pool hands
 // back: a recycled serverHandshake holds nothing of its last handshake but
-// the storage of its buffers and a reset transcript hash.
+// the storage of its buffers, a reset transcript hash and its HMACs' hash
+// states, reset and free.
 func TestRecycledHandshakeStartsClean(t *testing.T) {
 	p := loadPKI(t)
 	cfg := &Config{Certificates: []*Certificate{p.p256}, NextProtos: []string{"redis"}}
@@ -28,6 +30,8 @@ func TestRecycledHandshakeStartsClean(t *testing.T) {
 		hs.transcript.write([]byte("message"))
 		hs.sawCH, hs.resumed, hs.psk, hs.group = true, true, []byte("secret"), X25519
 		hs.state = established{}
+		d := hs.digestsFor(crypto.SHA256)()
+		d.Write([]byte("state of an HMAC"))
 		hs.recycle()
 		got := newHandshake()
 		if got != hs {
@@ -39,7 +43,16 @@ func TestRecycledHandshakeStartsClean(t *testing.T) {
 		v := reflect.ValueOf(got).Elem()
 		for i := range v.NumField() {
 			switch f := v.Type().Field(i).Name; f {
-			case "buf", "out", "transcript":
+			case "buf", "out", "transcript", "newDigest":
+			case "digests":
+				if len(got.digests.lent) != 0 || !slices.Contains(got.digests.free, d) {
+					t.Fatalf("digests: %d lent, %d free; want none lent, the one lent free again", len(got.digests.lent), len(got.digests.free))
+				}
+				for _, f := range got.digests.free {
+					if sum := f.Sum(nil); !bytes.Equal(sum, emptyHash(crypto.SHA256)) {
+						t.Fatalf("a reclaimed hash state sums to %x, want the empty hash", sum)
+					}
+				}
 			case "state":
 				if got.state != (expectClientHello{}) {
 					t.Fatalf("state %T, want expectClientHello", got.state)

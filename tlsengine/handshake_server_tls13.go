@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/binary"
 	"errors"
+	"hash"
 	"io"
 	"slices"
 	"time"
@@ -134,6 +135,10 @@ type serverHandshake struct {
 	noTicket       bool // the client's psk_key_exchange_modes lack psk_dhe_ke, or it sent none
 	vopts          *x509.VerifyOptions
 	v12            *handshake12 // TLS 1.2 state (handshake_server_tls12.go)
+
+	// kept by recycle: the HMACs' hash states (engine.go)
+	digests   digestPool
+	newDigest func() hash.Hash // digests.get, bound once
 }
 
 // skipEarly reports whether an n-byte record may be dropped as refused early
@@ -556,12 +561,15 @@ func (e *Engine) sendServerFlight(ch *clientHelloMsg, clientShare []byte, pskInd
 	e.sendCompatCCS(ch)
 
 	h := hs.suite.hash
-	hs.hsSecret = newEarlySecret(h, hs.psk).handshakeSecret(secret)
+	es := newEarlySecret(h, hs.psk)
+	es.digests = hs.digestsFor(h)
+	hs.hsSecret = es.handshakeSecret(secret)
 	th := hs.transcript.current()
 	hs.clientHS = hs.hsSecret.clientHandshakeTrafficSecret(th)
 	serverHS := hs.hsSecret.serverHandshakeTrafficSecret(th)
 	e.keyLog("CLIENT_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], hs.clientHS)
 	e.keyLog("SERVER_HANDSHAKE_TRAFFIC_SECRET", hs.clientRandom[:], serverHS)
+	hs.serverHSx.digests, hs.clientHSx.digests, hs.appX.digests = es.digests, es.digests, es.digests
 	hs.serverHSx.init(h, serverHS)
 	if err := e.out.setTrafficKeys(hs.suite, &hs.serverHSx, serverHS); err != nil {
 		return nil, err

@@ -77,6 +77,10 @@ type expander struct {
 	used bool     // mac needs a Reset before the next label
 	head [32]byte // scratch: HkdfLabel up to its context
 	sum  [64]byte // scratch: T(1)
+	// digests, when set, supplies the hash states of the HMACs x builds
+	// (its own and those of verifyData and initExtract): a handshake's
+	// digestPool. nil means hash.New.
+	digests func() hash.Hash
 }
 
 // hkdfCounter1 is HKDF-Expand's one-byte counter of its first block.
@@ -84,7 +88,15 @@ var hkdfCounter1 = []byte{1}
 
 // init keys x with secret.
 func (x *expander) init(h crypto.Hash, secret []byte) {
-	x.mac, x.hash, x.used = hmac.New(h.New, secret), h, false
+	x.mac, x.hash, x.used = hmac.New(x.newDigest(h), secret), h, false
+}
+
+// newDigest returns the constructor of x's HMAC hash states for h.
+func (x *expander) newDigest(h crypto.Hash) func() hash.Hash {
+	if x.digests != nil {
+		return x.digests
+	}
+	return h.New
 }
 
 // initExtract keys x with HKDF-Extract(salt, ikm) (RFC 5869, Section 2.2)
@@ -101,7 +113,7 @@ func (x *expander) initExtract(h crypto.Hash, prk, ikm, salt []byte, saltMAC has
 	}
 	m := cloneMAC(saltMAC)
 	if m == nil {
-		m = hmac.New(h.New, salt)
+		m = hmac.New(x.newDigest(h), salt)
 	}
 	m.Write(ikm)
 	n := copy(prk, m.Sum(x.sum[:0]))
@@ -158,7 +170,7 @@ func (x *expander) derive(label string, transcriptHash []byte) []byte {
 // derived from x's secret, a handshake traffic secret or a binder key (RFC
 // 8446, Sections 4.4.4 and 4.2.11.2).
 func (x *expander) verifyData(dst, transcriptHash []byte) []byte {
-	mac := hmac.New(x.hash.New, x.block(labelFinished, nil, x.hash.Size()))
+	mac := hmac.New(x.newDigest(x.hash), x.block(labelFinished, nil, x.hash.Size()))
 	clear(x.sum[:])
 	mac.Write(transcriptHash)
 	return mac.Sum(dst)
@@ -223,9 +235,10 @@ type stage struct {
 }
 
 // newStage returns the stage of HKDF-Extract(salt, ikm); saltMAC is as in
-// initExtract.
-func newStage(h crypto.Hash, ikm, salt []byte, saltMAC hash.Hash) *stage {
+// initExtract, digests as in expander.
+func newStage(h crypto.Hash, ikm, salt []byte, saltMAC hash.Hash, digests func() hash.Hash) *stage {
 	s := new(stage)
+	s.x.digests = digests
 	s.x.initExtract(h, s.prk[:h.Size()], ikm, salt, saltMAC)
 	return s
 }
@@ -249,6 +262,9 @@ type earlySecret struct {
 	secret []byte
 	x      *expander // keyed with secret
 	noPSK  bool      // secret is the shared constant HKDF-Extract(0, 0); x is nil
+	// digests supplies the hash states of the later stages' HMACs, as in
+	// expander; nil means hash.New.
+	digests func() hash.Hash
 }
 
 // newEarlySecret returns HKDF-Extract(0, PSK); psk nil means no PSK (hash
@@ -257,7 +273,7 @@ func newEarlySecret(h crypto.Hash, psk []byte) earlySecret {
 	if c := constantsOf(h); psk == nil && c != nil {
 		return earlySecret{hash: h, secret: c.noPSKEarly, noPSK: true}
 	}
-	st := newStage(h, psk, nil, nil)
+	st := newStage(h, psk, nil, nil, nil)
 	return earlySecret{hash: h, secret: st.secret(), x: &st.x}
 }
 
@@ -288,10 +304,10 @@ func (s earlySecret) clientEarlyTrafficSecret(th []byte) []byte {
 func (s earlySecret) handshakeSecret(shared []byte) handshakeSecret {
 	if s.noPSK { // no PSK: the salt is a constant
 		c := constantsOf(s.hash)
-		st := newStage(s.hash, shared, c.noPSKDerived, c.derivedMAC)
+		st := newStage(s.hash, shared, c.noPSKDerived, c.derivedMAC, s.digests)
 		return handshakeSecret{secret: st.secret(), st: st}
 	}
-	st := newStage(s.hash, shared, s.x.block(labelDerived, emptyHash(s.hash), s.hash.Size()), nil)
+	st := newStage(s.hash, shared, s.x.block(labelDerived, emptyHash(s.hash), s.hash.Size()), nil, s.digests)
 	clear(s.x.sum[:])
 	return handshakeSecret{secret: st.secret(), st: st}
 }
@@ -318,7 +334,7 @@ func (s handshakeSecret) serverHandshakeTrafficSecret(th []byte) []byte {
 func (s handshakeSecret) masterSecret() masterSecret {
 	x := &s.st.x
 	h := x.hash
-	st := newStage(h, nil, x.block(labelDerived, emptyHash(h), h.Size()), nil)
+	st := newStage(h, nil, x.block(labelDerived, emptyHash(h), h.Size()), nil, x.digests)
 	clear(x.sum[:])
 	return masterSecret{secret: st.secret(), st: st}
 }
