@@ -596,3 +596,36 @@ func TestCommandKeysAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocs, want 0", n)
 	}
 }
+
+// TestLastResolvedRowMatchesAFullLookup: in one batch, a repeated name
+// answers from the loop's remembered row, and a different case, a wrong
+// arity, a container and an unknown name after it answer as a full lookup
+// does (each command alone in its own batch on a fresh context).
+func TestLastResolvedRowMatchesAFullLookup(t *testing.T) {
+	cmds := [][]string{
+		{"SET", "k", "v"}, {"SET", "k"}, {"SET", "k", "v", "EX"}, {"set", "k", "w"},
+		{"GET", "k"}, {"GET"}, {"GET", "k", "x"}, {"CONFIG", "GET", "maxmemory"}, {"CONFIG"},
+		{"CONFIG", "GET"}, {"CONFIGX"}, {"SETX", "k"}, {"SE", "k"}, {"SET", "k", "z"}, {"GET", "k"},
+	}
+	var in []byte
+	for _, c := range cmds {
+		in = append(in, diffEncode(c)...)
+	}
+	s1, cl1, scratch := newAllocServer(t, nil)
+	_, batch, _ := s1.execute(cl1, in, nil, allocNow, scratch)
+	s2, cl2, scratch2 := newAllocServer(t, nil)
+	var alone []byte
+	for _, c := range cmds {
+		cl2.ctx = nil // a fresh context: nothing remembered
+		_, alone, _ = s2.execute(cl2, diffEncode(c), alone, allocNow, scratch2)
+	}
+	if string(batch) != string(alone) {
+		t.Fatalf("one batch:\n%q\none by one:\n%q", batch, alone)
+	}
+	for _, want := range []string{"-ERR wrong number of arguments for 'set' command", "-ERR syntax error",
+		"-ERR unknown command 'SETX'", "$1\r\nz\r\n"} {
+		if !strings.Contains(string(batch), want) {
+			t.Errorf("replies lack %q:\n%q", want, batch)
+		}
+	}
+}

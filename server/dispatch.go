@@ -37,6 +37,35 @@ type cmdCtx struct {
 	// while EXEC runs: the transaction, which gathers its commands'
 	// statistics (multi.go)
 	txn *multiState
+	// the last top-level row callAs resolved and its name exactly as sent:
+	// a pipeline mostly repeats one command (lastResolved)
+	lastRow  *command
+	lastName [lastNameMax]byte
+	lastLen  uint8
+}
+
+// lastNameMax bounds the command names lastResolved remembers.
+const lastNameMax = 16
+
+// lastResolved returns the row of c.args when its name is, byte for byte,
+// the one the last lookup on this context resolved to a row without
+// subcommands; nil otherwise. The arity is still to check.
+func (c *cmdCtx) lastResolved() *command {
+	name := c.args[0]
+	if c.lastRow == nil || len(name) != int(c.lastLen) || string(name) != string(c.lastName[:c.lastLen]) {
+		return nil
+	}
+	return c.lastRow
+}
+
+// remember makes cmd, just resolved from c.args, the row lastResolved
+// answers for its name: only a top-level row without subcommands.
+func (c *cmdCtx) remember(cmd *command) {
+	name := c.args[0]
+	if len(cmd.subs) > 0 || cmd.parent != nil || len(name) > lastNameMax {
+		return
+	}
+	c.lastRow, c.lastLen = cmd, uint8(copy(c.lastName[:], name))
 }
 
 // db is the client's selected database.

@@ -133,10 +133,13 @@ func (s *Server) call(c *cmdCtx, scratch []byte) { s.callAs(c, scratch, nil) }
 func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	cl := c.cl
 	if cmd == nil {
-		var msg string
-		if cmd, msg = resolveCommand(c.args); cmd == nil {
-			c.rejectQueued(nil, msg)
-			return
+		if cmd = c.lastResolved(); cmd == nil || !arityOK(cmd.Arity, len(c.args)) {
+			var msg string
+			if cmd, msg = resolveCommand(c.args); cmd == nil {
+				c.rejectQueued(nil, msg)
+				return
+			}
+			c.remember(cmd)
 		}
 	}
 	if cmd.Protected {
