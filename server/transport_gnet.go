@@ -271,7 +271,26 @@ func (t *gnetTransport) OnClose(c gnet.Conn, _ error) gnet.Action {
 func (t *gnetTransport) OnTick() (time.Duration, gnet.Action) {
 	t.ticks++
 	t.h.tick(t.ticks)
+	if t.ticks%gnetTrimTicks == 0 {
+		t.trimOuts()
+	}
 	return tickInterval, gnet.None
+}
+
+// gnetTrimTicks is how often (in ticks: a second) the loops' deferred-reply
+// buffers are looked at (gnetOut.trim).
+const gnetTrimTicks = 10
+
+// trimOuts queues trim on each loop whose deferred-reply buffer grew past
+// gnetKeep.
+func (t *gnetTransport) trimOuts() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for el, o := range t.outs {
+		if o.large.Load() {
+			_ = el.Execute(context.Background(), runFunc(o.trim))
+		}
+	}
 }
 
 var _ writeShutter = (*gnetConn)(nil)

@@ -20,7 +20,11 @@ package server
 // writes at once for a while: deferring buys nothing there and costs the
 // eventfd.
 
-import "github.com/panjf2000/gnet/v2"
+import (
+	"sync/atomic"
+
+	"github.com/panjf2000/gnet/v2"
+)
 
 const (
 	// gnetHoldMax is the largest reply a loop defers; a larger one is
@@ -30,6 +34,11 @@ const (
 	// the first deferred reply): past it, what is deferred is written
 	// before the callback's own replies.
 	gnetHeldMax = 128 << 10
+	// gnetKeep is the deferred-reply buffer a loop keeps however long it
+	// idles: a larger one (up to gnetHeldMax, after a burst of handshakes
+	// or large replies) is dropped by trim once a second of flushes has
+	// used less than a quarter of it.
+	gnetKeep = 16 << 10
 	// After gnetLoneFlushes flushes in a row that found one connection,
 	// the loop writes the next gnetLoneInline replies at once.
 	gnetLoneFlushes = 4
@@ -47,6 +56,9 @@ type gnetOut struct {
 	busy   bool      // flush is writing
 	lone   int       // flushes in a row that found one connection
 	inline int       // replies left to write at once
+	peak   int       // the most a flush wrote since the last trim
+	// large: buf has grown past gnetKeep; the ticker then queues trim
+	large atomic.Bool
 }
 
 // gnetSeg is one callback's deferred replies: buf[start:end] for g.
@@ -101,10 +113,13 @@ func (o *gnetOut) hold(g *gnetConn, cs *connState) bool {
 		o.armed = true
 	}
 	if o.buf == nil {
-		o.buf = make([]byte, 0, gnetHeldMax)
+		o.buf = make([]byte, 0, gnetKeep)
 	}
 	start := len(o.buf)
 	o.buf = append(o.buf, ls.out...)
+	if cap(o.buf) > gnetKeep && !o.large.Load() {
+		o.large.Store(true)
+	}
 	o.segs = append(o.segs, gnetSeg{g: g, cs: cs, start: start, end: len(o.buf)})
 	g.held++
 	ls.out = ls.out[:0]
@@ -142,9 +157,22 @@ func (o *gnetOut) flush() {
 			_ = sg.g.c.Close()
 		}
 	}
+	o.peak = max(o.peak, len(o.buf))
 	o.segs, o.buf = o.segs[:0], o.buf[:0]
 	ls.out, ls.ctx.propSeq = keep, seq
 	o.busy = false
+}
+
+// trim drops a buffer that grew past gnetKeep when the flushes since the
+// last trim used less than a quarter of it, so that an idle loop keeps
+// no burst's buffer (the next deferred reply makes a small one). owning
+// loop only (the ticker queues it while large is set).
+func (o *gnetOut) trim() {
+	if !o.busy && len(o.segs) == 0 && cap(o.buf) > gnetKeep && o.peak < cap(o.buf)/4 {
+		o.buf = nil
+		o.large.Store(false)
+	}
+	o.peak = 0
 }
 
 // gnetConn adapts gnet.Conn to transportConn.
