@@ -11,9 +11,18 @@
 #
 #   benchmarks/churn.sh                                # loopkv (bin/loopkv, built here) vs redis
 #   LOOPKV_B=/tmp/loopkv-other benchmarks/churn.sh     # and a second loopkv binary in the same run
+#   PAIRED=1 LOOPKV_B=/tmp/loopkv-other benchmarks/churn.sh
+#
+# PAIRED=1 churns loopkv and loopkv-b at the same time in each repetition
+# (both servers on SERVER_CPU, both clients on CLIENT_CPU), then redis
+# alone: whatever else loads the machine then weighs on both alike, and
+# the report's loopkv / loopkv-b ratio of each repetition stays within a
+# few percent where consecutive runs of one binary differ by 30 % on a
+# busy machine. Its absolute figures are not comparable with redis's.
 #
 # Knobs (environment): REPS=3 CHURN_DURATION=8s CHURN_WORKERS=16 LOOPKV_B=
-# SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results GO=go RUN_TIMEOUT=120
+# PAIRED=0 SERVER_CPU=0 CLIENT_CPU=1 BIN=bin OUT=benchmarks/results GO=go
+# RUN_TIMEOUT=120
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NAME=churn
@@ -25,6 +34,7 @@ REPS=${REPS:-3}
 CHURN_DURATION=${CHURN_DURATION:-8s}
 CHURN_WORKERS=${CHURN_WORKERS:-16}
 LOOPKV_B=${LOOPKV_B:-}
+PAIRED=${PAIRED:-0}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 BIN=${BIN:-bin}
@@ -43,21 +53,38 @@ fi
 launch_redis_tls "${PORTS[4]}" "${PORTS[5]}" --maxclients 20000
 TARGETS+=("redis $LAUNCHED ${PORTS[5]}")
 
+# churn_one LABEL PID PORT: one churn run against a server, recorded in JSONL.
+churn_one() {
+	local rc=0
+	log "rep $REP churn $1"
+	cmdlog taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT" "$BENCH" churn -label "$1" -scenario churn \
+		-rep "$REP" -json "$JSONL" -pid "$2" -addr "127.0.0.1:$3" -progress=false -tls -tls-ca "$CA" \
+		-tls-groups x25519 -workers "$CHURN_WORKERS" -duration "$CHURN_DURATION" >/dev/null || rc=$?
+	bench_rc "$rc" churn "$1" churn
+}
+
 for REP in $(seq 1 "$REPS"); do
+	if [[ $PAIRED == 1 && -n $LOOPKV_B ]]; then
+		read -r la pa pta <<<"${TARGETS[0]}"
+		read -r lb pb ptb <<<"${TARGETS[1]}"
+		churn_one "$la" "$pa" "$pta" &
+		ca=$!
+		churn_one "$lb" "$pb" "$ptb" &
+		cb=$!
+		wait "$ca" "$cb"
+		read -r label pid port <<<"${TARGETS[2]}"
+		churn_one "$label" "$pid" "$port"
+		continue
+	fi
 	for t in "${TARGETS[@]}"; do
 		read -r label pid port <<<"$t"
-		log "rep $REP churn $label"
-		rc=0
-		cmdlog taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT" "$BENCH" churn -label "$label" -scenario churn \
-			-rep "$REP" -json "$JSONL" -pid "$pid" -addr "127.0.0.1:$port" -progress=false -tls -tls-ca "$CA" \
-			-tls-groups x25519 -workers "$CHURN_WORKERS" -duration "$CHURN_DURATION" >/dev/null || rc=$?
-		bench_rc "$rc" churn "$label" churn
+		churn_one "$label" "$pid" "$port"
 	done
 done
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(($(date -u +%s) - START))
-export MD JSONL CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CHURN_WORKERS LOOPKV_B
+export MD JSONL CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CHURN_WORKERS LOOPKV_B PAIRED
 export QUICK=0 MACHINE="$(machine)" VERSIONS="$(versions)"
 python3 - <<'PY'
 import json, os, sys
@@ -78,7 +105,9 @@ with open(E["MD"], "w") as f:
     w = lambda s="": print(s, file=f)
     write_header(w, "Handshake churn — loopkv vs redis-server", "benchmarks/churn.sh", E,
                  f"REPS={E['REPS']}, {E['CHURN_WORKERS']} workers." +
-                 (f" loopkv-b = {E['LOOPKV_B']}." if E["LOOPKV_B"] else ""))
+                 (f" loopkv-b = {E['LOOPKV_B']}." if E["LOOPKV_B"] else "") +
+                 (" PAIRED=1: loopkv and loopkv-b churned at the same time, redis alone."
+                  if E["PAIRED"] == "1" and E["LOOPKV_B"] else ""))
     w()
     w("| server | µs server CPU per handshake (per rep) | median | min–max | / redis | handshakes/s (median) |")
     w("|---|---|---|---|---|---|")
@@ -86,6 +115,13 @@ with open(E["MD"], "w") as f:
         xs = vals(l, hs)
         w(f"| {l} | {', '.join(fmt(x) for x in xs)} | {fmt(med(xs))} | {rng(xs)} | "
           f"{fmt(ratio(med(xs), rd))} | {fmt(med(vals(l, lambda r: r['handshakes_per_s'])))} |")
+    if E["LOOPKV_B"]:
+        a = {r["rep"]: hs(r) for r in runs if r.get("label") == "loopkv" and not r.get("unavailable")}
+        b = {r["rep"]: hs(r) for r in runs if r.get("label") == "loopkv-b" and not r.get("unavailable")}
+        per = [a[k] / b[k] for k in sorted(a) if k in b and a[k] and b[k]]
+        w()
+        w(f"loopkv / loopkv-b in the same repetition: {', '.join(f'{x:.3f}' for x in per)}; "
+          f"median {med(per):.3f}." if per else "loopkv / loopkv-b in the same repetition: none.")
     failed = [f"{r.get('label')} rep {r.get('rep')}: {r['unavailable']}" for r in runs if r.get("unavailable")]
     if failed:
         w()
