@@ -14,6 +14,13 @@ import (
 	"go.uber.org/zap"
 )
 
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"AOFRestartShowsItsBaseUsedMem", TestAOFRestartShowsItsBaseUsedMem})
+}
+
 // TestInfoLoadingFieldsMatchRedis: while a start-up load runs, INFO
 // persistence ends with Redis 7.0's loading_* fields (loading_start_time,
 // loading_total_bytes, loading_rdb_used_mem, loading_loaded_bytes,
