@@ -288,8 +288,9 @@ type digestPool struct {
 // digestsFor returns the constructor the handshake's HMACs over h take
 // their hash states from (expander.digests).
 func (hs *serverHandshake) digestsFor(h crypto.Hash) func() hash.Hash {
-	if hs.digests.of != h {
-		hs.digests = digestPool{of: h, lent: hs.digests.lent}
+	if hs.digests.of != h { // states of another hash: let them go
+		clear(hs.digests.lent) // none is lent yet: one call per handshake
+		hs.digests = digestPool{of: h, lent: hs.digests.lent[:0]}
 	}
 	if hs.digests.lent == nil {
 		hs.digests.lent = make([]hash.Hash, 0, 20)
