@@ -73,10 +73,11 @@ type netpollTransport struct {
 	tlsAddr string // a second listener on the same pollers and loops; "" for none
 
 	// immutable after serve starts
-	h     connHandler
-	log   *zap.Logger
-	loops []*netpollLoop
-	evls  []netpoll.EventLoop // one per listener
+	h      connHandler
+	log    *zap.Logger
+	loops  []*netpollLoop
+	evls   []netpoll.EventLoop // one per listener
+	served []chan struct{}     // one per listener: closed when its Serve returns
 
 	next     atomic.Uint32 // round-robin loop assignment
 	open     sync.Map      // *netpollConn -> struct{}: connections admitted and not yet forgotten
@@ -202,13 +203,20 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 			netpoll.WithIdleTimeout(tcpKeepAlive),
 		)
 	}
+	served := make([]chan struct{}, len(lns))
+	for i := range served {
+		served[i] = make(chan struct{})
+	}
 	t.mu.Lock()
-	t.evls, t.started = evls, true
+	t.evls, t.served, t.started = evls, served, true
 	t.mu.Unlock()
 	go t.ticker()
 	errc := make(chan error, len(lns))
 	for i := range lns {
-		go func() { errc <- evls[i].Serve(lns[i]) }()
+		go func() {
+			errc <- evls[i].Serve(lns[i])
+			close(served[i])
+		}()
 	}
 	ready()
 	err := <-errc
@@ -230,7 +238,7 @@ func (t *netpollTransport) serve(h connHandler, addr string, loops int, log *zap
 // every connection.
 func (t *netpollTransport) stop(ctx context.Context) error {
 	t.mu.Lock()
-	evls, started := t.evls, t.started
+	evls, served, started := t.evls, t.served, t.started
 	t.mu.Unlock()
 	if !started || !t.stopping.CompareAndSwap(false, true) {
 		return nil
@@ -246,8 +254,8 @@ func (t *netpollTransport) stop(ctx context.Context) error {
 	closer.Add(1)
 	go func() { defer closer.Done(); t.closeParkedUntil(shut) }()
 	var errs []error
-	for _, evl := range evls {
-		errs = append(errs, evl.Shutdown(ctx))
+	for i, evl := range evls {
+		errs = append(errs, shutdownEventLoop(ctx, evl, served[i]))
 	}
 	close(shut)
 	closer.Wait()
@@ -264,6 +272,31 @@ func (t *netpollTransport) stop(ctx context.Context) error {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return err
+}
+
+// shutdownEventLoop shuts evl down and waits until its Serve returns.
+// netpoll's Shutdown does nothing while Serve has not yet registered its
+// listener (netpoll_unix.go: evl.svr is still nil), and that Serve then
+// runs until the next Shutdown: a stop soon after ready would leave the
+// listener accepting and serve waiting for ever. So Shutdown is called
+// again, every millisecond, until Serve returns or ctx ends. The first
+// error is kept (a later Shutdown, with evl.svr nil, returns nil).
+func shutdownEventLoop(ctx context.Context, evl netpoll.EventLoop, served <-chan struct{}) error {
+	tk := time.NewTicker(time.Millisecond)
+	defer tk.Stop()
+	var err error
+	for {
+		if e := evl.Shutdown(ctx); err == nil {
+			err = e
+		}
+		select {
+		case <-served:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tk.C:
+		}
+	}
 }
 
 // stopParkedPolls is how many consecutive 1 ms polls a Flush must stay

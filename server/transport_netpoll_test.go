@@ -297,3 +297,38 @@ func TestNetpollQuitAfterLargePipelineSendsEveryReply(t *testing.T) {
 		t.Errorf("read %d bytes (%v), want %d ending in +OK and EOF", len(got), err, len(want))
 	}
 }
+
+// Stop returns promptly on a netpoll server stopped soon after it is
+// ready, before any connection (netpoll's Shutdown is a no-op until its
+// Serve has registered the listener), whatever the number of loops, and
+// after connections came and went; the port no longer accepts.
+func TestNetpollStopWithoutConnections(t *testing.T) {
+	for _, tc := range []struct {
+		loops int
+		conns int
+	}{{2, 0}, {1, 0}, {4, 0}, {2, 3}} {
+		t.Run(fmt.Sprintf("loops=%d/conns=%d", tc.loops, tc.conns), func(t *testing.T) {
+			s, errc := startServer(t, Options{Engine: "netpoll", Loops: tc.loops})
+			for i := 0; i < tc.conns; i++ {
+				rc := dialRaw(t, s.Addr())
+				if got := rc.do("PING"); got != "+PONG\r\n" {
+					t.Fatalf("PING = %q", got)
+				}
+				rc.c.Close()
+			}
+			waitFor(t, func() bool { return netpollOf(t, s).nopen.Load() == 0 }, "the clients to be forgotten")
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.Stop(ctx); err != nil {
+				t.Fatalf("Stop = %v, want nil", err)
+			}
+			if err := <-errc; err != nil {
+				t.Errorf("Serve = %v, want nil", err)
+			}
+			if c, err := net.DialTimeout("tcp", s.Addr(), time.Second); err == nil {
+				c.Close()
+				t.Errorf("dial %s after Stop succeeded, want refused", s.Addr())
+			}
+		})
+	}
+}
