@@ -277,17 +277,18 @@ func (t *gnetTransport) OnTick() (time.Duration, gnet.Action) {
 	return tickInterval, gnet.None
 }
 
-// gnetTrimTicks is how often (in ticks: a second) the loops' deferred-reply
-// buffers are looked at (gnetOut.trim).
-const gnetTrimTicks = 10
+// gnetTrimTicks is how often (in ticks: 200 ms) the loops' deferred-reply
+// buffers are looked at (gnetOut.trim): a loop quiet that long lets its
+// buffer go, well before its idle TLS connections shed their AEADs
+// (tlsShedAfter).
+const gnetTrimTicks = 2
 
-// trimOuts queues trim on each loop whose deferred-reply buffer grew past
-// gnetKeep.
+// trimOuts queues trim on each loop that holds a deferred-reply buffer.
 func (t *gnetTransport) trimOuts() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for el, o := range t.outs {
-		if o.large.Load() {
+		if o.hasBuf.Load() {
 			_ = el.Execute(context.Background(), runFunc(o.trim))
 		}
 	}

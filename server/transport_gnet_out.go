@@ -34,10 +34,10 @@ const (
 	// the first deferred reply): past it, what is deferred is written
 	// before the callback's own replies.
 	gnetHeldMax = 128 << 10
-	// gnetKeep is the deferred-reply buffer a loop keeps however long it
-	// idles: a larger one (up to gnetHeldMax, after a burst of handshakes
-	// or large replies) is dropped by trim once a second of flushes has
-	// used less than a quarter of it.
+	// gnetKeep is the deferred-reply buffer a loop makes, and keeps while
+	// it flushes: a larger one (up to gnetHeldMax, after a burst of
+	// handshakes or large replies) is dropped by trim once the flushes of
+	// gnetTrimTicks have used less than a quarter of it.
 	gnetKeep = 16 << 10
 	// After gnetLoneFlushes flushes in a row that found one connection,
 	// the loop writes the next gnetLoneInline replies at once.
@@ -57,8 +57,8 @@ type gnetOut struct {
 	lone   int       // flushes in a row that found one connection
 	inline int       // replies left to write at once
 	peak   int       // the most a flush wrote since the last trim
-	// large: buf has grown past gnetKeep; the ticker then queues trim
-	large atomic.Bool
+	// hasBuf: buf is not nil; the ticker then queues trim
+	hasBuf atomic.Bool
 }
 
 // gnetSeg is one callback's deferred replies: buf[start:end] for g.
@@ -114,12 +114,10 @@ func (o *gnetOut) hold(g *gnetConn, cs *connState) bool {
 	}
 	if o.buf == nil {
 		o.buf = make([]byte, 0, gnetKeep)
+		o.hasBuf.Store(true)
 	}
 	start := len(o.buf)
 	o.buf = append(o.buf, ls.out...)
-	if cap(o.buf) > gnetKeep && !o.large.Load() {
-		o.large.Store(true)
-	}
 	o.segs = append(o.segs, gnetSeg{g: g, cs: cs, start: start, end: len(o.buf)})
 	g.held++
 	ls.out = ls.out[:0]
@@ -163,14 +161,15 @@ func (o *gnetOut) flush() {
 	o.busy = false
 }
 
-// trim drops a buffer that grew past gnetKeep when the flushes since the
-// last trim used less than a quarter of it, so that an idle loop keeps
-// no burst's buffer (the next deferred reply makes a small one). owning
-// loop only (the ticker queues it while large is set).
+// trim drops the buffer of a loop that flushed nothing since the last
+// trim, and one that grew past gnetKeep when the flushes since used less
+// than a quarter of it, so that an idle loop keeps no buffer (the next
+// deferred reply makes a small one). owning loop only (the ticker queues
+// it while hasBuf is set).
 func (o *gnetOut) trim() {
-	if !o.busy && len(o.segs) == 0 && cap(o.buf) > gnetKeep && o.peak < cap(o.buf)/4 {
+	if !o.busy && len(o.segs) == 0 && (o.peak == 0 || cap(o.buf) > gnetKeep && o.peak < cap(o.buf)/4) {
 		o.buf = nil
-		o.large.Store(false)
+		o.hasBuf.Store(false)
 	}
 	o.peak = 0
 }

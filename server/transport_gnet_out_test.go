@@ -195,4 +195,15 @@ func TestGnetLoopDefersABatchAndWritesALoneClientAtOnce(t *testing.T) {
 	if lone, inline := state(); lone != 0 || inline != gnetLoneInline-2 {
 		t.Fatalf("after %d lone PINGs: lone %d inline %d, want 0 %d", gnetLoneFlushes+2, lone, inline, gnetLoneInline-2)
 	}
+
+	// a quiet loop lets its buffer go (trim, within two of its periods)
+	var held bool
+	onLoop(t, o, func() { held = o.buf != nil })
+	if !held {
+		t.Fatal("no buffer after deferred replies")
+	}
+	waitFor(t, func() bool {
+		onLoop(t, o, func() { held = o.buf != nil })
+		return !held
+	}, "the quiet loop to drop its buffer for deferred replies")
 }
