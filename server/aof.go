@@ -323,7 +323,10 @@ func (s *Server) aofLoadProgress(done, total int64) {
 // aofApplier returns the function that runs a loaded command: on a client
 // of its own, as Redis's AOF fake client, expiring keys at the clock's
 // time as it goes. An unknown command or a wrong arity fails the load;
-// other errors are replies the original run got too.
+// other errors are replies the original run got too. After each command
+// the replay is paced and stopped as loadStep says: a Stop ends it
+// (errLoadStopped), between a transaction's commands too: the server
+// then exits and keeps nothing it loaded.
 func (s *Server) aofApplier() func(args [][]byte) error {
 	cl := &client{authed: true, proto: 2, ctx: &cmdCtx{replay: true}}
 	scratch := make([]byte, 64)
@@ -338,7 +341,7 @@ func (s *Server) aofApplier() func(args [][]byte) error {
 		s.call(ctx, scratch)
 		ctx.endCommand()
 		ctx.args = nil
-		return nil
+		return s.loadStep()
 	}
 }
 

@@ -194,13 +194,22 @@ func (s *Server) loadAux(k, v []byte) {
 }
 
 // loadKey follows an RDB load key by key: rdb_last_load_keys_loaded and
-// _expired grow as Redis's do, and key-load-delay slows the load (Redis's
-// debugDelay) so that tests see it run. The loader is never on a loop.
-// A Stop ends the load (errLoadStopped).
+// _expired grow as Redis's do, and the load is paced and stopped as
+// loadStep says.
 func (s *Server) loadKey(loaded, expired int64) error {
 	p := &s.persist
 	p.loadedKeys.Store(loaded)
 	p.expiredKeys.Store(expired)
+	return s.loadStep()
+}
+
+// loadStep runs after each key of an RDB load and each command of an AOF
+// replay: a Stop ends the load (errLoadStopped), and key-load-delay slows
+// it (Redis's debugDelay, which rdbLoadRio runs per key and
+// loadSingleAppendOnlyFile per command) so that tests see it run. The
+// loader is never on a loop.
+func (s *Server) loadStep() error {
+	p := &s.persist
 	if p.progress.stop.Load() {
 		return errLoadStopped
 	}

@@ -105,6 +105,14 @@ func refDataset(t *testing.T) (string, *rawConn) {
 // returns its address as soon as it listens, while it loads.
 func startLoadingServer(t *testing.T, o Options) string {
 	t.Helper()
+	s, _ := startLoading(t, o)
+	return s.Addr()
+}
+
+// startLoading is startLoadingServer that returns the server and the
+// channel of its Serve's error.
+func startLoading(t *testing.T, o Options) (*Server, <-chan error) {
+	t.Helper()
 	o.Port, o.Engine, o.Logger = freePort(t), testEngine, zap.NewNop()
 	s := New(o)
 	errc := make(chan error, 1)
@@ -126,7 +134,7 @@ func startLoadingServer(t *testing.T, o Options) string {
 			t.Fatal("no listener during the load")
 		}
 	}
-	return s.Addr()
+	return s, errc
 }
 
 // copyAOFDir copies an appendonlydir and returns the size of the files its
