@@ -25,14 +25,14 @@ const (
 	replayDelay = "500" // key-load-delay, µs a command
 )
 
-// TestShutdownStopsAnAOFReplay: SHUTDOWN NOSAVE, and Stop (SIGTERM's
-// path), while the start-up load replays a big incr file end the replay at
-// its next command, as they end an RDB load at its next key: the server
-// goes within the 5 s bound, its loader having read only part of the
-// files, and the AOF files are byte for byte as they were. redis-server
-// 7.0.15 does the same with SHUTDOWN NOSAVE (it runs its events every 1024
-// commands of the replay): it exits without logging the load done, and
-// leaves the files as they were.
+// TestShutdownStopsAnAOFReplay: SHUTDOWN NOSAVE, Shutdown (what SIGTERM
+// calls) and Stop, while the start-up load replays a big incr file, end
+// the replay at its next command, as they end an RDB load at its next
+// key: the server goes within the 5 s bound, its loader having read only
+// part of the files, and the AOF files are byte for byte as they were.
+// redis-server 7.0.15 does the same with SHUTDOWN NOSAVE (it runs its
+// events every 1024 commands of the replay): it exits without logging the
+// load done, and leaves the files as they were.
 func TestShutdownStopsAnAOFReplay(t *testing.T) {
 	src := refIncrAOF(t)
 	orig := aofFiles(t, src)
@@ -50,7 +50,7 @@ func TestShutdownStopsAnAOFReplay(t *testing.T) {
 		}
 		sameAOFFiles(t, dir, orig)
 	})
-	for _, how := range []string{"SHUTDOWN NOSAVE", "Stop"} {
+	for _, how := range []string{"SHUTDOWN NOSAVE", "Shutdown", "Stop"} {
 		t.Run("loopkv/"+how, func(t *testing.T) {
 			dir := t.TempDir()
 			total := copyAOFDir(t, filepath.Join(src, "appendonlydir"), filepath.Join(dir, "appendonlydir"))
@@ -58,13 +58,18 @@ func TestShutdownStopsAnAOFReplay(t *testing.T) {
 				AOF: AOFOptions{AppendOnly: "yes"}, Config: map[string]string{"key-load-delay": replayDelay}})
 			c := dialRaw(t, s.Addr())
 			whileLoading(t, c)
-			if how == "Stop" {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			switch how {
+			case "Shutdown":
+				if err := s.Shutdown(ctx); err != nil {
+					t.Fatalf("Shutdown while replaying = %v, want nil", err)
+				}
+			case "Stop":
 				if err := s.Stop(ctx); err != nil {
 					t.Fatalf("Stop while replaying = %v, want nil", err)
 				}
-			} else {
+			default:
 				c.send(multibulk("SHUTDOWN", "NOSAVE"))
 				if r := c.expectClosed(); r != "" {
 					t.Errorf("SHUTDOWN NOSAVE while replaying answered %q", r)
