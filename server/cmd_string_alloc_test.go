@@ -28,6 +28,7 @@ var zeroAllocCommands = []struct {
 	{"INCRBY", []string{"SET n 1"}, []string{"INCRBY", "n", "12345"}},
 	{"DECRBY", []string{"SET n 1"}, []string{"DECRBY", "n", "-7"}},
 	{"MGET", []string{"SET a 1", "SET b 2"}, []string{"MGET", "a", "b", "c"}},
+	{"MSET", []string{"SET a 1"}, []string{"MSET", "a", "1", "b", "2", "c", "3", "d", "4", "e", "5", "f", "6", "g", "7", "h", "8", "i", "9", "j", "10"}},
 	{"EXISTS", []string{"SET a 1"}, []string{"EXISTS", "a", "b"}},
 	{"TTL", []string{"SET a 1 EX 100"}, []string{"TTL", "a"}},
 	{"EXPIRE", []string{"SET a 1"}, []string{"EXPIRE", "a", "100"}},

@@ -112,14 +112,36 @@ func (k *kv) putString(key, val []byte, e Encoding, at int64, keepTTL bool) {
 // MSet sets every key-value pair of kv (key, value, key, value, ...),
 // clearing their TTLs. kv must have an even length.
 func (s *Store) MSet(db int, kvs [][]byte, now int64) {
-	var m shardSet
-	s.lockKeys(&m, kvs, 2)
-	defer s.unlockSet(&m)
+	var (
+		m     shardSet
+		slots [msetSlots]uint16 // the first keys' slots, computed once
+	)
 	for i := 0; i < len(kvs); i += 2 {
-		k := s.find(db, kvs[i], now, false)
+		slot := KeySlot(kvs[i])
+		if i/2 < len(slots) {
+			slots[i/2] = slot
+		}
+		m.add(s.shardOf(slot))
+	}
+	s.lockSet(&m)
+	defer s.unlockSet(&m)
+	var k kv
+	for i := 0; i < len(kvs); i += 2 {
+		slot := uint16(0)
+		if i/2 < len(slots) {
+			slot = slots[i/2]
+		} else {
+			slot = KeySlot(kvs[i])
+		}
+		s.lookupInto(&k, &s.shards[s.shardOf(slot)], db, kvs[i], slot, now, false, true) // find, with the slot known
+		k.cow()
 		k.set(kvs[i], kvs[i+1], SetOptions{}, nil, nil)
 	}
 }
+
+// msetSlots is how many keys' slots MSet keeps from locking to setting
+// (redis-benchmark's MSET has 10); later keys' are computed again.
+const msetSlots = 16
 
 // MSetNX sets every pair of kv, as MSet does, only if none of the keys
 // exists, atomically. It reports whether it set them.
