@@ -92,7 +92,7 @@ func TestShutdownStopsAnAOFReplay(t *testing.T) {
 }
 
 // refIncrAOF has a redis-server with appendonly yes log replayCmds SETs to
-// its incr file, and returns its directory.
+// its incr file and exit, and returns its directory.
 func refIncrAOF(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -107,8 +107,21 @@ func refIncrAOF(t *testing.T) string {
 			t.Fatalf("redis SET: %q", r)
 		}
 	}
-	// Redis writes the AOF before it sends the replies: the incr file
-	// holds every SET now.
+	// With appendfsync everysec Redis may hold the AOF write back while a
+	// background fsync runs, and reply meanwhile; SHUTDOWN flushes it.
+	c.send(multibulk("SHUTDOWN", "NOSAVE"))
+	if r := c.expectClosed(); r != "" {
+		t.Fatalf("redis SHUTDOWN NOSAVE: %q", r)
+	}
+	var incr int
+	for name, f := range aofFiles(t, dir) {
+		if strings.Contains(name, ".incr.") {
+			incr += len(f)
+		}
+	}
+	if incr < b.Len() {
+		t.Fatalf("redis-server's incr files have %d bytes, the SETs %d", incr, b.Len())
+	}
 	return dir
 }
 
