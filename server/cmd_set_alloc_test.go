@@ -23,6 +23,7 @@ func init() {
 		{"SPOP/intset", []string{"SADD s " + ints(0, 512)}, []string{"SPOP", "s"}},
 		{"SPOP/listpack", []string{"SADD l " + words(128, 8)}, []string{"SPOP", "l"}},
 		{"SPOP/hashtable", []string{"SADD h " + words(4000, 8)}, []string{"SPOP", "h"}},
+		{"SPOP/nokey", nil, []string{"SPOP", "myset"}}, // redis-benchmark's SPOP: its set is empty after the first
 		{"SPOP/count=1", []string{"SADD h " + words(4000, 8)}, []string{"SPOP", "h", "1"}},
 		{"SRANDMEMBER/listpack", []string{"SADD l a b c"}, []string{"SRANDMEMBER", "l"}},
 		{"SRANDMEMBER/hashtable", []string{"SADD h " + words(200, 8)}, []string{"SRANDMEMBER", "h"}},
