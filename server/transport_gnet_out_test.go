@@ -75,8 +75,8 @@ func halfCloseReplies(t *testing.T, addr string, n int, hold func() (release fun
 // the server closes, as from redis-server. A gnet loop defers small
 // replies to the end of its batch, and reads the end of file before that
 // when the file's end was there with the commands (the loop is held while
-// they come). (The netpoll engine is not in this test: it drops some of
-// these replies.)
+// they come). TestNetpollRepliesBeforeHalfCloseMatchRedis is its netpoll
+// twin.
 func TestGnetRepliesBeforeHalfCloseMatchRedis(t *testing.T) {
 	ref := startRefRedis(t)
 	s, _ := startServerOnFreePorts(t, Options{Engine: "gnet", Loops: 1}, false)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"net"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cloudwego/netpoll"
 	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
 )
 
 // netpollTransport runs the handler on cloudwego/netpoll: a few pollers
@@ -61,6 +63,11 @@ import (
 //   - Close. netpoll's Close drops unsent output, so Close from another
 //     goroutine first waits for the connection's running batch and its
 //     Flush, unless that Flush stays parked (a peer that does not read).
+//   - Half-close. A peer that shuts its write side makes netpoll mark the
+//     connection closed while onRequest still answers the commands read
+//     with the end of file, and Flush then refuses to send; onRequest's
+//     flusher writes netpoll's output buffer to the socket itself
+//     (sendAfterHup) before the connection closes, as Redis does.
 //   - Listeners. One netpoll EventLoop per listener (plaintext, TLS), all
 //     on the same pollers, loops and callbacks; the handler tells a TLS
 //     connection by its local address, as with gnet.
@@ -428,6 +435,7 @@ func (t *netpollTransport) onRequest(ctx context.Context, c netpoll.Connection) 
 // replies accumulate (in pend) up to the output buffer limit, as gnet's
 // outbound buffer does, instead of holding every later command back.
 func (pc *netpollConn) serve(read bool) {
+	onRequest := read
 	for {
 		pc.mu.Lock()
 		if pc.gone {
@@ -445,7 +453,7 @@ func (pc *netpollConn) serve(read bool) {
 		pc.mu.Unlock()
 		read = false // netpoll calls onRequest again for newer bytes
 		if closeNow {
-			pc.closeFlushed()
+			pc.closeFlushed(onRequest)
 			return
 		}
 		if !pc.startFlush() {
@@ -457,12 +465,12 @@ func (pc *netpollConn) serve(read bool) {
 		if wake {
 			go pc.serve(false)
 		}
-		if err := pc.flushLoop(); err != nil {
+		if err := pc.flushLoop(onRequest); err != nil {
 			_ = pc.c.Close()
 			return
 		}
 		if pc.closeReq.Load() {
-			pc.closeFlushed()
+			pc.closeFlushed(onRequest)
 		}
 		return
 	}
@@ -471,10 +479,10 @@ func (pc *netpollConn) serve(read bool) {
 // closeFlushed closes the connection once its replies are sent (QUIT's
 // +OK after a long pipeline): at once if nobody flushes, else the flusher
 // closes it when done. Output over the output buffer limit is not waited
-// for.
-func (pc *netpollConn) closeFlushed() {
+// for. onRequest is as for flushLoop.
+func (pc *netpollConn) closeFlushed(onRequest bool) {
 	if pc.startFlush() {
-		_ = pc.flushLoop()
+		_ = pc.flushLoop(onRequest)
 		_ = pc.c.Close()
 		return
 	}
@@ -569,7 +577,16 @@ func (pc *netpollConn) startFlush() bool {
 // flushLoop sends what Write put in the output buffer, then what Writes
 // left in pend meanwhile, until none is left. Flush may park on a full
 // socket (see netpollTransport); the caller holds no mutex. flusher only.
-func (pc *netpollConn) flushLoop() error {
+//
+// onRequest is true on netpoll's onRequest goroutine. There, when the
+// peer has shut its write side, netpoll has already marked the
+// connection closed (connection_reactor.go onHup) and Flush refuses to
+// send (or a parked Flush is woken with ErrConnClosed), although the
+// commands read with the end of file are still being answered; the
+// socket stays open until onRequest returns (netpoll holds its
+// processing lock), so flushLoop sends the replies itself (sendAfterHup),
+// as Redis does before it closes.
+func (pc *netpollConn) flushLoop(onRequest bool) error {
 	w := pc.c.Writer()
 	pc.omu.Lock()
 	for {
@@ -577,6 +594,9 @@ func (pc *netpollConn) flushLoop() error {
 		pc.parked.Store(int64(n))
 		pc.omu.Unlock()
 		err := w.Flush()
+		if err != nil && onRequest && !pc.c.IsActive() {
+			err = pc.sendAfterHup()
+		}
 		pc.omu.Lock()
 		pc.parked.Store(0)
 		if err == nil && len(pc.pend) > 0 {
@@ -590,6 +610,65 @@ func (pc *netpollConn) flushLoop() error {
 			return err
 		}
 	}
+}
+
+// sendAfterHup sends the output netpoll's Flush refused once the peer
+// shut its write side: it takes netpoll's output buffer (what Write
+// Malloc'd and what a parked Flush had not sent) and writes it to the
+// socket, waiting for room with poll(2) as a parked Flush waits for
+// EPOLLOUT. It gives up, as a parked Flush is closed, when the handler
+// kills or closes the connection or the server stops. onRequest
+// goroutine of a connection netpoll closed only: the socket is open and
+// netpoll's poller no longer touches the buffer. flusher only.
+func (pc *netpollConn) sendAfterHup() error {
+	ob, fd := netpollOutputBuffer(pc.c), pc.Fd()
+	if ob == nil || fd < 0 {
+		return errNetpollHup
+	}
+	if err := ob.Flush(); err != nil {
+		return err
+	}
+	for ob.Len() > 0 {
+		pc.parked.Store(int64(ob.Len()))
+		b, err := ob.Peek(ob.Len())
+		if err != nil {
+			return err
+		}
+		n, err := unix.Write(fd, b)
+		if n > 0 {
+			_ = ob.Skip(n)
+			_ = ob.Release()
+		}
+		switch {
+		case err == nil, err == unix.EINTR:
+		case err != unix.EAGAIN:
+			return err
+		case pc.cs.shared.killed.Load() || pc.closeReq.Load() || pc.t.stopping.Load():
+			return errNetpollHup
+		default:
+			_, _ = unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}, 10)
+		}
+	}
+	return nil
+}
+
+// errNetpollHup is sendAfterHup's answer when it cannot send.
+var errNetpollHup = errors.New("netpoll: connection closed by peer before its replies were sent")
+
+// netpollOutputBuffer returns c's output LinkBuffer (netpoll v0.7.2
+// connection_impl.go: connection.outputBuffer), or nil if c has none of
+// that type, which TestNetpollRepliesBeforeHalfCloseMatchRedis catches
+// on a netpoll upgrade.
+func netpollOutputBuffer(c netpoll.Connection) *netpoll.LinkBuffer {
+	v := reflect.ValueOf(c)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.Elem().FieldByName("outputBuffer")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[*netpoll.LinkBuffer]() {
+		return nil
+	}
+	return (*netpoll.LinkBuffer)(f.UnsafePointer())
 }
 
 // mallocCopy copies b into memory Malloc'd in the output buffer. holds

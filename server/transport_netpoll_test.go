@@ -332,3 +332,21 @@ func TestNetpollStopWithoutConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestNetpollRepliesBeforeHalfCloseMatchRedis: on netpoll too, clients
+// that send their commands and shut their side at once get every reply,
+// in order, before the server closes, as from redis-server. netpoll
+// closes a connection whose peer has shut its side as soon as its
+// onRequest returns, dropping the replies still in its output buffer.
+func TestNetpollRepliesBeforeHalfCloseMatchRedis(t *testing.T) {
+	ref := startRefRedis(t)
+	s, _ := startServerOnFreePorts(t, Options{Engine: "netpoll", Loops: 1}, false)
+	const n = 16
+	want := halfCloseReplies(t, ref, n, nil)
+	got := halfCloseReplies(t, s.Addr(), n, nil)
+	for i := range n {
+		if got[i] != want[i] {
+			t.Errorf("connection %d: %d bytes %.80q..., redis %d bytes %.80q...", i, len(got[i]), got[i], len(want[i]), want[i])
+		}
+	}
+}
