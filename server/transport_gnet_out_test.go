@@ -37,6 +37,15 @@ func halfCloseReplies(t *testing.T, addr string, n int, hold func() (release fun
 		}
 		t.Cleanup(func() { c.Close() })
 		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		// A round trip first: the server has admitted the connection
+		// before its script and end of file come.
+		pong := make([]byte, len("+PONG\r\n"))
+		if _, err := io.WriteString(c, multibulk("PING")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, pong); err != nil || string(pong) != "+PONG\r\n" {
+			t.Fatalf("PING: %q %v", pong, err)
+		}
 		conns[i] = c.(*net.TCPConn)
 	}
 	release := func() {}

@@ -116,6 +116,10 @@ type netpollConn struct {
 	c  netpoll.Connection
 	l  *netpollLoop
 	cs *connState
+	// hupAtOpen: netpoll had closed the connection before onConnect, so
+	// its socket may be closed already (netpoll closes it on a hang-up
+	// seen before its onConnect task starts): sendAfterHup is not safe.
+	hupAtOpen bool
 
 	// mu serialises batches of this connection: onRequest and Wake runs.
 	// It is not held across Flush: while one goroutine's Flush is parked,
@@ -397,7 +401,7 @@ func (t *netpollTransport) checkParked() {
 // closes it. Runs on netpoll's goroutine pool before any onRequest.
 func (t *netpollTransport) onConnect(ctx context.Context, c netpoll.Connection) context.Context {
 	l := t.loops[int(t.next.Add(1)-1)%len(t.loops)]
-	pc := &netpollConn{Context: ctx, t: t, c: c, l: l}
+	pc := &netpollConn{Context: ctx, t: t, c: c, l: l, hupAtOpen: !c.IsActive()}
 	l.mu.Lock()
 	cs, reject := t.h.onOpen(pc, l.ls)
 	l.mu.Unlock()
@@ -619,10 +623,11 @@ func (pc *netpollConn) flushLoop(onRequest bool) error {
 // EPOLLOUT. It gives up, as a parked Flush is closed, when the handler
 // kills or closes the connection or the server stops. onRequest
 // goroutine of a connection netpoll closed only: the socket is open and
-// netpoll's poller no longer touches the buffer. flusher only.
+// netpoll's poller no longer touches the buffer, unless netpoll closed it
+// before onConnect (hupAtOpen). flusher only.
 func (pc *netpollConn) sendAfterHup() error {
 	ob, fd := netpollOutputBuffer(pc.c), pc.Fd()
-	if ob == nil || fd < 0 {
+	if ob == nil || fd < 0 || pc.hupAtOpen {
 		return errNetpollHup
 	}
 	if err := ob.Flush(); err != nil {
