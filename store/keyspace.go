@@ -259,14 +259,8 @@ func (s *Store) acquireInto(k *kv, db int, key []byte, now int64, read bool) {
 	k.cow()
 }
 
-// acquireRead is acquire for a read, which saves nothing for a pending
-// snapshot; it counts a keyspace hit or miss.
-func (s *Store) acquireRead(db int, key []byte, now int64) (k kv) {
-	s.acquireReadInto(&k, db, key, now)
-	return k
-}
-
-// acquireReadInto is acquireRead into *k.
+// acquireReadInto is acquireInto for a read, which saves nothing for a
+// pending snapshot; it counts a keyspace hit or miss.
 func (s *Store) acquireReadInto(k *kv, db int, key []byte, now int64) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
@@ -274,7 +268,7 @@ func (s *Store) acquireReadInto(k *kv, db int, key []byte, now int64) {
 	s.lookupInto(k, sh, db, key, slot, now, true, true)
 }
 
-// acquirePeek is acquireRead that leaves the key's access field alone,
+// acquirePeek is acquireReadInto that leaves the key's access field alone,
 // as Redis's LOOKUP_NOTOUCH lookups (EXISTS, TYPE, TTL) do.
 func (s *Store) acquirePeek(db int, key []byte, now int64) kv {
 	slot := KeySlot(key)
@@ -340,7 +334,7 @@ func (s *Store) lookupTouch(sh *shard, db int, key []byte, slot uint16, now int6
 }
 
 // lookupInto is lookupTouch into *k, which it overwrites: the hot paths
-// (acquire, acquireRead, open) fill their result in place rather than
+// (acquireInto, acquireReadInto, open) fill their result in place rather than
 // copy a kv back up through each call.
 func (s *Store) lookupInto(k *kv, sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) {
 	*k = kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now, db: db}

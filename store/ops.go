@@ -127,7 +127,7 @@ func (s *Store) MSet(db int, kvs [][]byte, now int64) {
 	defer s.unlockSet(&m)
 	var k kv
 	for i := 0; i < len(kvs); i += 2 {
-		slot := uint16(0)
+		var slot uint16
 		if i/2 < len(slots) {
 			slot = slots[i/2]
 		} else {
