@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/panjf2000/gnet/v2/pkg/netpoll"
+	"github.com/panjf2000/gnet/v2/pkg/queue"
 	"go.uber.org/zap"
 )
 
@@ -81,6 +83,7 @@ func (t *gnetTransport) serve(h connHandler, addr string, loops int, log *zap.Lo
 		}
 	}
 	t.addrs = addrs
+	defer t.closeBells()
 	return gnet.Rotate(t, addrs,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(loops),
@@ -129,7 +132,7 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) (*loopState, *gnetOut) {
 	defer t.mu.Unlock()
 	ls := t.loops[el]
 	if ls == nil {
-		ls = t.h.newLoop(gnetLoop{el})
+		ls = t.h.newLoop(gnetLoop{el, loopPoller(el)})
 		ls.wakes.drain = func() { t.drainWakes(ls) }
 		t.loops[el] = ls
 		t.outs[el] = newGnetOut(t, ls)
@@ -283,6 +286,15 @@ func (t *gnetTransport) OnTick() (time.Duration, gnet.Action) {
 // (tlsShedAfter).
 const gnetTrimTicks = 2
 
+// closeBells closes the loops' doorbells once the engine has stopped.
+func (t *gnetTransport) closeBells() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, o := range t.outs {
+		o.bell.close()
+	}
+}
+
 // trimOuts queues trim on each loop that holds a deferred-reply buffer.
 func (t *gnetTransport) trimOuts() {
 	t.mu.Lock()
@@ -310,15 +322,25 @@ func (g *gnetConn) shutWrite() error {
 	}
 	return syscall.Shutdown(g.c.Fd(), syscall.SHUT_WR)
 }
-func (g *gnetConn) Close()                 { _ = g.c.Close() }
-func (g *gnetConn) Wake()                  { _ = g.c.Wake(nil) }
+func (g *gnetConn) Close() { _ = g.c.Close() }
+func (g *gnetConn) Wake() {
+	if p := g.out.poller; p != nil {
+		_ = p.Trigger(queue.LowPriority, wakeTask, g)
+		return
+	}
+	_ = g.c.Wake(nil)
+}
 func (g *gnetConn) RemoteAddr() net.Addr   { return g.c.RemoteAddr() }
 func (g *gnetConn) LocalAddr() net.Addr    { return g.c.LocalAddr() }
 func (g *gnetConn) Fd() int                { return g.c.Fd() }
-func (l gnetLoop) Execute(fn func()) error { return l.el.Execute(context.Background(), runFunc(fn)) }
+func (l gnetLoop) Execute(fn func()) error { return l.execute(fn) }
 
-// gnetLoop adapts gnet.EventLoop to transportLoop.
-type gnetLoop struct{ el gnet.EventLoop }
+// gnetLoop adapts gnet.EventLoop to transportLoop; p is its poller, for
+// tasks without a closure (transport_gnet_trigger.go), or nil.
+type gnetLoop struct {
+	el gnet.EventLoop
+	p  *netpoll.Poller
+}
 
 // runFunc adapts a func to gnet.Runnable.
 type runFunc func()

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/panjf2000/gnet/v2/pkg/netpoll"
 )
 
 const (
@@ -47,16 +48,19 @@ const (
 
 // gnetOut is one gnet loop's deferred replies. owning loop only.
 type gnetOut struct {
-	t      *gnetTransport
-	ls     *loopState
-	buf    []byte    // the deferred replies, back to back
-	segs   []gnetSeg // in the order they were made
-	run    func()    // the queued flush
-	armed  bool      // a flush is queued on the loop
-	busy   bool      // flush is writing
-	lone   int       // flushes in a row that found one connection
-	inline int       // replies left to write at once
-	peak   int       // the most a flush wrote since the last trim
+	t       *gnetTransport
+	ls      *loopState
+	buf     []byte          // the deferred replies, back to back
+	segs    []gnetSeg       // in the order they were made
+	run     func()          // the queued flush
+	armed   bool            // a flush is queued on the loop
+	busy    bool            // flush is writing
+	lone    int             // flushes in a row that found one connection
+	inline  int             // replies left to write at once
+	peak    int             // the most a flush wrote since the last trim
+	poller  *netpoll.Poller // the loop's, for wakes without a closure; nil: gnet's Wake
+	bell    gnetBell        // rings run; hasBell false: run is queued with Execute
+	hasBell bool
 	// hasBuf: buf is not nil; the ticker then queues trim
 	hasBuf atomic.Bool
 }
@@ -70,6 +74,9 @@ type gnetSeg struct {
 
 func newGnetOut(t *gnetTransport, ls *loopState) *gnetOut {
 	o := &gnetOut{t: t, ls: ls}
+	if l, ok := ls.loop.(gnetLoop); ok {
+		o.poller = l.p
+	}
 	o.run = func() {
 		o.armed = false
 		n := len(o.segs)
@@ -80,6 +87,7 @@ func newGnetOut(t *gnetTransport, ls *loopState) *gnetOut {
 			o.lone, o.inline = 0, gnetLoneInline
 		}
 	}
+	o.bell, o.hasBell = openBell(o.poller, o.run)
 	return o
 }
 
@@ -107,7 +115,11 @@ func (o *gnetOut) hold(g *gnetConn, cs *connState) bool {
 		return false
 	}
 	if !o.armed {
-		if ls.loop.Execute(o.run) != nil {
+		if o.hasBell {
+			if !o.bell.ring() {
+				return false
+			}
+		} else if ls.loop.Execute(o.run) != nil {
 			return false // the loop is stopping
 		}
 		o.armed = true

@@ -216,3 +216,82 @@ func TestGnetLoopDefersABatchAndWritesALoneClientAtOnce(t *testing.T) {
 		return !held
 	}, "the quiet loop to drop its buffer for deferred replies")
 }
+
+// TestGnetLoopsTriggerWithoutClosures: a gnet loop's poller is found
+// (loopPoller: a gnet whose layout changed fails here rather than
+// falling back unnoticed); a deferred batch rings the loop's doorbell and
+// allocates nothing; a task queued on a loop (Execute of a func made once,
+// a cross-loop Wake) allocates only gnet's queue node, where gnet's own
+// Execute and Wake add a closure each.
+func TestGnetLoopsTriggerWithoutClosures(t *testing.T) {
+	s, _ := startServerOnFreePorts(t, Options{Engine: "gnet", Loops: 1}, false)
+	const n = 8
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns[i] = c
+	}
+	req, want := []byte("*1\r\n$4\r\nPING\r\n"), "+PONG\r\n"
+	buf := make([]byte, len(want))
+	batch := func() {
+		for _, c := range conns {
+			if _, err := c.Write(req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, c := range conns {
+			if _, err := io.ReadFull(c, buf); err != nil || string(buf) != want {
+				t.Fatalf("connection %d: %q, %v", i, buf, err)
+			}
+		}
+	}
+	batch()
+	o := gnetOutOf(t, s)
+	l, _ := o.ls.loop.(gnetLoop)
+	if l.p == nil || o.poller != l.p {
+		t.Fatalf("loop poller %p, deferred replies' %p: gnet's eventloop has no field poller of type *netpoll.Poller", l.p, o.poller)
+	}
+	if gnetBellBuilt && !o.hasBell {
+		t.Fatal("no doorbell on the loop")
+	}
+	if o.hasBell {
+		if a := testing.AllocsPerRun(100, batch); a != 0 {
+			t.Errorf("a batch of %d PINGs: %.2f allocations, want 0", n, a)
+		}
+	}
+
+	snap := s.clients.snapshot()
+	if len(snap) != n {
+		t.Fatalf("%d clients, want %d", len(snap), n)
+	}
+	g, _ := snap[0].tc.(*gnetConn)
+	if g == nil {
+		t.Fatalf("client's transport %T, want *gnetConn", snap[0].tc)
+	}
+	ran := make(chan struct{})
+	fence := func() { ran <- struct{}{} }
+	if a := testing.AllocsPerRun(200, func() {
+		if err := o.ls.loop.Execute(fence); err != nil {
+			t.Fatal(err)
+		}
+		<-ran
+	}); a > 1 {
+		t.Errorf("Execute of a func made once: %.2f allocations per task, want at most gnet's queue node", a)
+	}
+	// a wake runs the connection's traffic handler: with nothing to read
+	// it writes nothing, and the fence queued after it runs after it
+	if a := testing.AllocsPerRun(200, func() {
+		g.Wake()
+		if err := o.ls.loop.Execute(fence); err != nil {
+			t.Fatal(err)
+		}
+		<-ran
+	}); a > 2 {
+		t.Errorf("Wake and a fence: %.2f allocations, want at most gnet's two queue nodes", a)
+	}
+	batch()
+}
