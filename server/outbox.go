@@ -18,6 +18,7 @@ import (
 type outbox struct {
 	mu     sync.Mutex
 	buf    []byte
+	box    *[]byte // the pool's handle buf came with, put back with it
 	softAt int64 // ms the pending output first passed the soft limit; 0 under it
 	cut    bool  // over the limit: the connection is being closed
 	ready  atomic.Bool
@@ -47,7 +48,7 @@ func (s *Server) post(cs *connState, lim outboxLimit, now int64, data []byte) bo
 	}
 	if ob.buf == nil {
 		if p, _ := outboxPool.Get().(*[]byte); p != nil {
-			ob.buf = (*p)[:0]
+			ob.buf, ob.box = (*p)[:0], p
 		}
 	}
 	ob.buf = append(ob.buf, data...)
@@ -63,7 +64,7 @@ func (s *Server) post(cs *connState, lim outboxLimit, now int64, data []byte) bo
 		ob.softAt = 0
 	}
 	if over {
-		ob.cut, ob.buf = true, nil
+		ob.cut, ob.buf, ob.box = true, nil, nil
 	}
 	wake := !over && !ob.ready.Swap(true)
 	ob.mu.Unlock()
@@ -87,9 +88,13 @@ func (ob *outbox) take(out []byte) []byte {
 	ob.ready.Store(false) // output posted after this wakes the loop again
 	out = append(out, ob.buf...)
 	if b := ob.buf; cap(b) > 0 && cap(b) <= outboxKeep {
-		outboxPool.Put(&b)
+		if ob.box == nil {
+			ob.box = new([]byte) // a buffer append made: its handle, once
+		}
+		*ob.box = b[:0]
+		outboxPool.Put(ob.box)
 	}
-	ob.buf = nil
+	ob.buf, ob.box = nil, nil
 	ob.mu.Unlock()
 	return out
 }

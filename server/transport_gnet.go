@@ -291,7 +291,10 @@ func (t *gnetTransport) closeBells() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, o := range t.outs {
+		o.bellMu.Lock()
+		o.bellShut = true
 		o.bell.close()
+		o.bellMu.Unlock()
 	}
 }
 
@@ -324,6 +327,9 @@ func (g *gnetConn) shutWrite() error {
 }
 func (g *gnetConn) Close() { _ = g.c.Close() }
 func (g *gnetConn) Wake() {
+	if g.out.wake(g) {
+		return
+	}
 	if p := g.out.poller; p != nil {
 		_ = p.Trigger(queue.LowPriority, wakeTask, g)
 		return

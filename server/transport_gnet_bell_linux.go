@@ -60,4 +60,5 @@ func (b gnetBell) close() {
 		_ = unix.Close(b.pa.FD)
 	}
 }
+
 const gnetBellBuilt = true

@@ -12,4 +12,5 @@ type gnetBell struct{}
 func openBell(*netpoll.Poller, func()) (gnetBell, bool) { return gnetBell{}, false }
 func (gnetBell) ring() bool                             { return false }
 func (gnetBell) close()                                 {}
+
 const gnetBellBuilt = false

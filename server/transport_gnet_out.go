@@ -21,6 +21,7 @@ package server
 // eventfd.
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/panjf2000/gnet/v2"
@@ -59,8 +60,15 @@ type gnetOut struct {
 	inline  int             // replies left to write at once
 	peak    int             // the most a flush wrote since the last trim
 	poller  *netpoll.Poller // the loop's, for wakes without a closure; nil: gnet's Wake
-	bell    gnetBell        // rings run; hasBell false: run is queued with Execute
+	bell    gnetBell        // rings onBell; hasBell false: run is queued with Execute
 	hasBell bool
+	// wakes: connections other goroutines woke (gnetConn.Wake), newest
+	// first, each once; the first pushed onto an empty stack rings the
+	// bell. bellMu (read) covers a foreign ring, so that none writes to
+	// the descriptor after closeBells closed it (bellShut).
+	wakes    atomic.Pointer[gnetConn]
+	bellMu   sync.RWMutex
+	bellShut bool
 	// hasBuf: buf is not nil; the ticker then queues trim
 	hasBuf atomic.Bool
 }
@@ -80,6 +88,9 @@ func newGnetOut(t *gnetTransport, ls *loopState) *gnetOut {
 	o.run = func() {
 		o.armed = false
 		n := len(o.segs)
+		if n == 0 {
+			return
+		}
 		o.flush()
 		if n > 1 {
 			o.lone = 0
@@ -87,7 +98,7 @@ func newGnetOut(t *gnetTransport, ls *loopState) *gnetOut {
 			o.lone, o.inline = 0, gnetLoneInline
 		}
 	}
-	o.bell, o.hasBell = openBell(o.poller, o.run)
+	o.bell, o.hasBell = openBell(o.poller, o.onBell)
 	return o
 }
 
@@ -191,4 +202,7 @@ type gnetConn struct {
 	c    gnet.Conn
 	out  *gnetOut
 	held int32 // segments of this connection in out.segs
+	// on out.wakes: the next connection, and whether this one is there
+	wnext   *gnetConn
+	wqueued atomic.Bool
 }

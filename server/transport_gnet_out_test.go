@@ -220,9 +220,9 @@ func TestGnetLoopDefersABatchAndWritesALoneClientAtOnce(t *testing.T) {
 // TestGnetLoopsTriggerWithoutClosures: a gnet loop's poller is found
 // (loopPoller: a gnet whose layout changed fails here rather than
 // falling back unnoticed); a deferred batch rings the loop's doorbell and
-// allocates nothing; a task queued on a loop (Execute of a func made once,
-// a cross-loop Wake) allocates only gnet's queue node, where gnet's own
-// Execute and Wake add a closure each.
+// allocates nothing; a Wake allocates nothing (the loop's wake stack); a
+// task queued with Execute (a func made once) allocates only gnet's queue
+// node, where gnet's own Execute adds a closure.
 func TestGnetLoopsTriggerWithoutClosures(t *testing.T) {
 	s, _ := startServerOnFreePorts(t, Options{Engine: "gnet", Loops: 1}, false)
 	const n = 8
@@ -290,8 +290,41 @@ func TestGnetLoopsTriggerWithoutClosures(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-ran
-	}); a > 2 {
-		t.Errorf("Wake and a fence: %.2f allocations, want at most gnet's two queue nodes", a)
+	}); a > 1 {
+		t.Errorf("Wake and a fence: %.2f allocations, want at most the fence's queue node (a wake is on the loop's wake stack)", a)
 	}
 	batch()
+}
+
+// TestGnetCrossLoopPublishAllocatesNothing: a message published on one
+// loop to a subscriber on the other (posted to its outbox, its loop woken
+// through the wake stack, sealed and written there) allocates nothing in
+// the steady state, nor does the publisher's reply.
+func TestGnetCrossLoopPublishAllocatesNothing(t *testing.T) {
+	s, _ := startServerOnFreePorts(t, Options{Engine: "gnet", Loops: 2}, false)
+	sub := dialRaw(t, s.Addr())
+	pub := otherLoopConn(t, s, sub)
+	if got := sub.do("SUBSCRIBE", "ch"); got != "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n" {
+		t.Fatalf("SUBSCRIBE: %q", got)
+	}
+	req := []byte(multibulk("PUBLISH", "ch", "x"))
+	msg, ack := "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nx\r\n", ":1\r\n"
+	mbuf, abuf := make([]byte, len(msg)), make([]byte, len(ack))
+	publish := func() {
+		if _, err := pub.c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(pub.c, abuf); err != nil || string(abuf) != ack {
+			t.Fatalf("PUBLISH: %q, %v", abuf, err)
+		}
+		if _, err := io.ReadFull(sub.c, mbuf); err != nil || string(mbuf) != msg {
+			t.Fatalf("message: %q, %v", mbuf, err)
+		}
+	}
+	for range 10 {
+		publish()
+	}
+	if a := testing.AllocsPerRun(200, publish); a != 0 {
+		t.Errorf("PUBLISH to a subscriber on the other loop: %.2f allocations per message, want 0", a)
+	}
 }

@@ -64,3 +64,67 @@ func (l gnetLoop) execute(fn func()) error {
 	}
 	return l.p.Trigger(queue.LowPriority, runTask, fn)
 }
+
+// onBell runs on the loop when its doorbell rang: the connections other
+// goroutines woke, in the order they were woken, then the deferred flush.
+// armed is set while the wakes run so that the replies they defer do not
+// ring again: the flush after them writes them.
+func (o *gnetOut) onBell() {
+	if o.wakes.Load() != nil {
+		armed := o.armed
+		o.armed = true
+		o.runWakes()
+		o.armed = armed || len(o.segs) > 0
+	}
+	if o.armed {
+		o.run()
+	}
+}
+
+// runWakes takes the woken connections and runs their traffic handler,
+// oldest first. A connection woken again while it runs is queued again.
+// owning loop only.
+func (o *gnetOut) runWakes() {
+	var fifo *gnetConn
+	for g := o.wakes.Swap(nil); g != nil; {
+		next := g.wnext
+		g.wnext, fifo = fifo, g
+		g = next
+	}
+	for g := fifo; g != nil; {
+		next := g.wnext
+		g.wnext = nil
+		g.wqueued.Store(false)
+		_ = wakeTask(g)
+		g = next
+	}
+}
+
+// wake queues g on its loop's wake stack and rings the loop's bell when
+// the stack was empty; it reports false when the loop has no bell or has
+// stopped (the caller then uses gnet's Wake). A connection already queued
+// is not queued twice: its one traffic call takes everything pending.
+// any goroutine.
+func (o *gnetOut) wake(g *gnetConn) bool {
+	if !o.hasBell {
+		return false
+	}
+	o.bellMu.RLock()
+	defer o.bellMu.RUnlock()
+	if o.bellShut {
+		return false
+	}
+	if !g.wqueued.CompareAndSwap(false, true) {
+		return true
+	}
+	for {
+		head := o.wakes.Load()
+		g.wnext = head
+		if o.wakes.CompareAndSwap(head, g) {
+			if head == nil {
+				o.bell.ring()
+			}
+			return true
+		}
+	}
+}
