@@ -337,8 +337,12 @@ func (s *Store) lookupTouch(sh *shard, db int, key []byte, slot uint16, now int6
 // (acquireInto, acquireReadInto, open) fill their result in place rather than
 // copy a kv back up through each call.
 func (s *Store) lookupInto(k *kv, sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) {
-	*k = kv{s: s, sh: sh, t: &sh.dbs[db], h: s.hash(key), slot: slot, now: now, db: db}
-	k.r = k.t.keys.find(&k.t.a, k.h, key)
+	// field by field: a composite literal is built on the stack and copied
+	// in 16-byte moves that stall on the narrower stores just made there
+	t := &sh.dbs[db]
+	k.s, k.sh, k.t = s, sh, t
+	k.h, k.slot, k.now, k.db, k.replaced = s.hash(key), slot, now, db, false
+	k.r = t.keys.find(&t.a, k.h, key)
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
 		if k.t.expired(b, now) {
