@@ -73,6 +73,10 @@ func (p *Parser) Next(buf []byte) (args [][]byte, n int, err error) {
 			p.args, p.spans = nil, nil
 		}
 		if buf[0] == '*' {
+			if args, n, ok := p.whole(buf); ok {
+				p.seen = 0
+				return args, n, nil
+			}
 			p.state, p.scan = stCount, 1
 			return p.multibulk(buf)
 		}
@@ -204,6 +208,50 @@ func (p *Parser) multibulk(buf []byte) ([][]byte, int, error) {
 	p.args, p.spans = args, spans
 	p.restart()
 	return args, pos, nil
+}
+
+// whole parses a multibulk command that buf holds whole, its count and
+// every header in the form fastLen reads and within the limits, straight
+// into p.args: a pipeline's case, in one pass without the resumable state
+// of multibulk. It reports false for anything else, leaving the Parser
+// as it was for multibulk to parse the command from its start.
+func (p *Parser) whole(buf []byte) (args [][]byte, n int, ok bool) {
+	count, cr, ok := fastLen(buf, 1)
+	maxArgs, maxBulk := p.Limits.MaxArgs, p.Limits.MaxBulk
+	if maxArgs <= 0 {
+		maxArgs = DefaultLimits.MaxArgs
+	}
+	if maxBulk <= 0 {
+		maxBulk = DefaultLimits.MaxBulk
+	}
+	if !ok || count <= 0 || count > int64(maxArgs) {
+		return nil, 0, false
+	}
+	exam, pos := cr, cr+2
+	args = p.args[:0]
+	for left := count; left > 0; left-- {
+		if pos >= len(buf) || buf[pos] != '$' {
+			break
+		}
+		bulk, cr, ok := fastLen(buf, pos+1)
+		if !ok || bulk > maxBulk {
+			break
+		}
+		exam += cr + 1 - pos
+		pos = cr + 2
+		if int64(len(buf)-pos)-2 < bulk { // as in multibulk: no overflow with a huge MaxBulk
+			break
+		}
+		end := pos + int(bulk)
+		args = append(args, buf[pos:end:end])
+		pos = end + 2
+	}
+	p.examined += exam
+	p.args = args
+	if len(args) < int(count) {
+		return nil, 0, false
+	}
+	return args, pos, true
 }
 
 // fastLen parses the common header "<digits>\r" plus one more byte at
