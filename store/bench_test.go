@@ -152,3 +152,15 @@ func TestZeroAllocHotPaths(t *testing.T) {
 }
 
 func rawMissing(dst []byte) []byte { return append(dst, '-') }
+
+// BenchmarkKeySlot is the slot of keys of common lengths, no hash tag.
+func BenchmarkKeySlot(b *testing.B) {
+	for _, key := range []string{"foo", "user:1234", "key:__rand_int__", "session:7f3a9c2e:profile", "object:0123456789abcdef0123456789abcdef"} {
+		b.Run(fmt.Sprint(len(key)), func(b *testing.B) {
+			k := []byte(key)
+			for b.Loop() {
+				KeySlot(k)
+			}
+		})
+	}
+}

@@ -36,37 +36,69 @@ func TestKeySlotMatchesRedisCluster(t *testing.T) {
 	}
 }
 
-// Keys sharing a hash tag share a slot and so a shard, and CountKeysInSlot
-// follows inserts, deletes, renames and expiry.
-// crc16 slices by 8: it must agree with the bitwise definition at every
-// length and alignment.
-func TestCRC16SlicingMatchesBitwise(t *testing.T) {
-	bitwise := func(b []byte) uint16 {
-		var c uint16
-		for _, x := range b {
-			c ^= uint16(x) << 8
-			for j := 0; j < 8; j++ {
-				if c&0x8000 != 0 {
-					c = c<<1 ^ 0x1021
-				} else {
-					c <<= 1
-				}
+// crc16Bitwise is CRC16-CCITT (XMODEM) by its definition, a bit at a time.
+func crc16Bitwise(b []byte) uint16 {
+	var c uint16
+	for _, x := range b {
+		c ^= uint16(x) << 8
+		for j := 0; j < 8; j++ {
+			if c&0x8000 != 0 {
+				c = c<<1 ^ 0x1021
+			} else {
+				c <<= 1
 			}
 		}
-		return c
 	}
-	buf := make([]byte, 64)
+	return c
+}
+
+// crc16 slices by 16, 8, 4, 2 and 1: it must agree with the bitwise
+// definition at every length and alignment.
+func TestCRC16SlicingMatchesBitwise(t *testing.T) {
+	buf := make([]byte, 80)
 	for i := range buf {
 		buf[i] = byte(i*131 + 7)
 	}
-	for off := 0; off < 8; off++ {
+	for off := 0; off < 16; off++ {
 		for n := 0; off+n <= len(buf); n++ {
-			if got, want := crc16(buf[off:off+n]), bitwise(buf[off:off+n]); got != want {
+			if got, want := crc16(buf[off:off+n]), crc16Bitwise(buf[off:off+n]); got != want {
 				t.Fatalf("crc16(buf[%d:%d]) = %#x, want %#x", off, off+n, got, want)
 			}
 		}
 	}
 }
+
+// KeySlot looks for a hash tag a word at a time: a '{' at any position of
+// a key of any length is found, and a '{' that opens no tag, or an empty
+// one, leaves the whole key hashed, as the byte-wise definition says.
+func TestKeySlotFindsBracesAnywhere(t *testing.T) {
+	ref := func(key []byte) uint16 {
+		if i := strings.IndexByte(string(key), '{'); i >= 0 {
+			if j := strings.IndexByte(string(key[i+1:]), '}'); j > 0 {
+				return crc16Bitwise(key[i+1:i+1+j]) & (Slots - 1)
+			}
+		}
+		return crc16Bitwise(key) & (Slots - 1)
+	}
+	for n := 0; n <= 40; n++ {
+		key := []byte(strings.Repeat("k", n))
+		if got, want := KeySlot(key), ref(key); got != want {
+			t.Fatalf("KeySlot(%q) = %d, want %d", key, got, want)
+		}
+		for i := 0; i < n; i++ {
+			for _, tail := range []string{"", "}", "ab}", "a}b}"} {
+				k := append([]byte(strings.Repeat("x", i)+"{"+tail), strings.Repeat("z", max(0, n-i-1-len(tail)))...)
+				k[len(k)/2] ^= 0x80 // a high byte: no false '{' from the word test's borrows
+				if got, want := KeySlot(k), ref(k); got != want {
+					t.Fatalf("KeySlot(%q) = %d, want %d", k, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Keys sharing a hash tag share a slot and so a shard, and CountKeysInSlot
+// follows inserts, deletes, renames and expiry.
 
 func TestSlotCountsFollowTheKeyspace(t *testing.T) {
 	s := New(Options{Shards: 16})
