@@ -20,6 +20,14 @@
 #
 #   benchmarks/floor.sh              # REPS=3, TESTS="set get sadd hset spop", P1 and P16 (~6 min)
 #   QUICK=1 benchmarks/floor.sh      # a ~1-minute smoke run
+#   AOF=always benchmarks/floor.sh   # the appendfsync-always floor: SET at P1 (issue 15)
+#
+# AOF=always runs all three with an append-only file fsynced before every
+# reply: loopkv and redis `--appendonly yes --appendfsync always`, floorsrv
+# `-a FILE` (per epoll batch one write(2) of the batch's commands and one
+# fdatasync(2), then the replies: Redis's model with nothing else), so
+# floor / redis is the lowest CPU-per-op ratio any server that makes each
+# acknowledged write durable with Redis's system calls can reach.
 #
 # Knobs: REPS=3 TESTS="set get sadd hset spop" PIPELINES="1 16"
 # P1_REQUESTS=200000 P16_REQUESTS=2000000 CLIENTS=50 RUN_TIMEOUT=300
@@ -33,7 +41,13 @@ source benchmarks/lib.sh
 if [[ ${QUICK:-0} == 1 ]]; then
 	: "${REPS:=1}" "${P1_REQUESTS:=50000}" "${P16_REQUESTS:=500000}" "${TESTS:=set hset}"
 fi
+AOF=${AOF:-}
+[[ -z $AOF || $AOF == always ]] || die "AOF=$AOF: only AOF=always is known"
 REPS=${REPS:-3}
+if [[ -n $AOF ]]; then
+	TESTS=${TESTS:-set}
+	PIPELINES=${PIPELINES:-1}
+fi
 TESTS=${TESTS:-set get sadd hset spop}
 PIPELINES=${PIPELINES:-1 16}
 P1_REQUESTS=${P1_REQUESTS:-200000}
@@ -49,7 +63,7 @@ CC=${CC:-gcc}
 need redis-server redis-benchmark taskset timeout python3 "$CC"
 [[ $(nproc --all) -ge 2 ]] || die "needs 2 CPUs (servers on $SERVER_CPU, load on $CLIENT_CPU)"
 
-begin_run floor # lib.sh: STEM, LOAD_BEFORE, the binaries
+begin_run "floor${AOF:+-aof}" # lib.sh: STEM, LOAD_BEFORE, the binaries
 rm -f "$JSONL" # the runs go to the CSV
 CSV=$OUT/$STEM.csv
 echo "label,rep,test,pipeline,requests,rps,utime_ticks,stime_ticks" >"$CSV"
@@ -60,13 +74,18 @@ LK_PORT=${PORTS[0]} RD_PORT=${PORTS[1]} FL_PORT=${PORTS[2]}
 PIN_SERVER=(taskset -c "$SERVER_CPU")
 PIN_CLIENT=(taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT")
 
+AOF_ARGS=(--appendonly no) FL_ARGS=(-r ':1\r\n')
+if [[ -n $AOF ]]; then
+	AOF_ARGS=(--appendonly yes --appendfsync always) FL_ARGS=(-r '+OK\r\n' -a "$WORK/floor.aof")
+	mkdir -p "$WORK/loopkv" "$WORK/redis"
+fi
 launch loopkv "$LK_PORT" - "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 --port "$LK_PORT" --tls-port 0 \
-	--loops 1 --loglevel warning --save '' --dir "$WORK"
+	--loops 1 --loglevel warning --save '' "${AOF_ARGS[@]}" --dir "$WORK${AOF:+/loopkv}"
 LK_PID=$LAUNCHED
 launch redis "$RD_PORT" - "${PIN_SERVER[@]}" redis-server --bind 127.0.0.1 --port "$RD_PORT" --save '' \
-	--appendonly no --loglevel warning --dir "$WORK"
+	"${AOF_ARGS[@]}" --loglevel warning --dir "$WORK${AOF:+/redis}"
 RD_PID=$LAUNCHED
-launch floor "$FL_PORT" - "${PIN_SERVER[@]}" "$BIN/floorsrv" -p "$FL_PORT" -r ':1\r\n'
+launch floor "$FL_PORT" - "${PIN_SERVER[@]}" "$BIN/floorsrv" -p "$FL_PORT" "${FL_ARGS[@]}"
 FL_PID=$LAUNCHED
 
 # rb LABEL PID PORT PIPELINE REQUESTS TEST: one redis-benchmark run.
@@ -95,7 +114,7 @@ done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(($(date -u +%s) - START))
 
-export MD=$OUT/$STEM.md CSV CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CLIENTS TESTS PIPELINES
+export MD=$OUT/$STEM.md CSV CMDS COMMIT LOAD_BEFORE LOAD_AFTER ELAPSED REPS CLIENTS TESTS PIPELINES AOF
 export QUICK=${QUICK:-0} MACHINE="$(machine)" VERSIONS="$(versions)"
 python3 - <<'PY'
 import csv, os, sys
@@ -128,12 +147,17 @@ for pl in E["PIPELINES"].split():
 
 with open(E["MD"], "w") as f:
     w = lambda s="": print(s, file=f)
-    write_header(w, "The syscall floor — loopkv, redis-server and floorsrv", "benchmarks/floor.sh", E,
-                 f"REPS={E['REPS']}, {E['CLIENTS']} clients, plaintext.")
+    aof = E.get("AOF", "")
+    write_header(w, "The syscall floor — loopkv, redis-server and floorsrv" + (", appendfsync always" if aof else ""),
+                 "benchmarks/floor.sh", E,
+                 f"REPS={E['REPS']}, {E['CLIENTS']} clients, plaintext" + (", AOF=always." if aof else "."))
     w()
     w("Servers on CPU 0 (loopkv `--loops 1`), redis-benchmark on CPU 1. Server CPU per op = (utime+stime) "
       "delta / requests, median (min–max) over repetitions; user / kernel medians apart. floorsrv: one read "
-      "and one write per readable connection, a canned reply per command, nothing else.")
+      "and one write per readable connection, a canned reply per command, nothing else." +
+      (" AOF=always: every server appends each command to its append-only file and fsyncs it before the reply "
+       "(loopkv and redis `--appendonly yes --appendfsync always`); floorsrv `-a`: per epoll batch one write(2) "
+       "of the batch's commands and one fdatasync(2), then the replies." if aof else ""))
     w()
     w("| pipeline | test | loopkv µs/op | redis µs/op | floor µs/op | loopkv / redis | floor / redis | "
       "loopkv user / kernel | redis user / kernel | floor user / kernel |")

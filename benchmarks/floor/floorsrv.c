@@ -16,6 +16,15 @@
  *   gcc -O2 -o /tmp/floorsrv benchmarks/floor/floorsrv.c
  *   taskset -c 0 /tmp/floorsrv -p 7797 [-r ':1\r\n']
  *
+ * With -a FILE it is the floor of an appendfsync-always server instead, in
+ * Redis's model: per epoll batch it reads every readable connection, appends
+ * the complete commands it read to FILE with one write(2), makes them
+ * durable with one fdatasync(2), and only then writes each connection's
+ * replies (Redis's beforeSleep: flushAppendOnlyFile, then the clients'
+ * pending writes).
+ *
+ *   taskset -c 0 /tmp/floorsrv -p 7797 -a /tmp/floor.aof
+ *
  * Limits: at most MAXCONN connections; a connection whose partial command
  * exceeds BUF bytes is closed. It answers every command the same way, so
  * redis-benchmark's startup CONFIG GET gets "+OK" (it only warns).
@@ -39,11 +48,68 @@
 struct conn {
 	char *buf; /* pending partial command, or NULL */
 	int n;
+	long replies; /* -a: replies held until the batch's fdatasync */
 };
 
 static struct conn conns[MAXCONN];
 static char rbuf[BUF * 2];
 static char wbuf[BUF * 8];
+static int afd = -1;                   /* -a: the append-only file */
+static char *abuf;                     /* -a: the batch's commands */
+static long alen, acap;
+static int held[MAXCONN], nheld;       /* -a: connections with replies held */
+
+/* hold keeps n replies for fd until the batch is durable and appends the
+ * commands they answer, p (l bytes), to the batch; 0, or -1 on overflow. */
+static int hold(int fd, const char *p, long l, long n)
+{
+	if (alen + l > acap) {
+		long c = acap ? acap : BUF * 16;
+		while (c < alen + l)
+			c *= 2;
+		if (!(abuf = realloc(abuf, c)))
+			return -1;
+		acap = c;
+	}
+	memcpy(abuf + alen, p, l);
+	alen += l;
+	if (!conns[fd].replies)
+		held[nheld++] = fd;
+	conns[fd].replies += n;
+	return 0;
+}
+
+/* release writes the batch to the file, fdatasyncs it, then writes each
+ * held connection's replies with one write(2) each. */
+static void release(const char *reply, size_t rlen)
+{
+	long off = 0, i, k, w;
+	while (off < alen) {
+		w = write(afd, abuf + off, alen - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			perror("floorsrv: write");
+			exit(1);
+		}
+		off += w;
+	}
+	if (alen && fdatasync(afd)) {
+		perror("floorsrv: fdatasync");
+		exit(1);
+	}
+	alen = 0;
+	for (i = 0; i < nheld; i++) {
+		int fd = held[i];
+		struct conn *c = &conns[fd];
+		for (w = 0, k = 0; k < c->replies && w + (long)rlen <= (long)sizeof wbuf; k++, w += rlen)
+			memcpy(wbuf + w, reply, rlen);
+		c->replies = 0;
+		if (w)
+			(void)!write(fd, wbuf, w);
+	}
+	nheld = 0;
+}
 
 /* cmdlen returns the length of the complete command at p (n bytes), 0 if
  * incomplete, -1 if malformed. */
@@ -107,6 +173,12 @@ int main(int argc, char **argv)
 			}
 			r[k] = 0;
 			reply = r;
+		} else if (!strcmp(argv[i], "-a")) {
+			afd = open(argv[i + 1], O_WRONLY | O_CREAT | O_APPEND | O_TRUNC, 0644);
+			if (afd < 0) {
+				perror("floorsrv: -a");
+				return 1;
+			}
 		}
 	}
 	rlen = strlen(reply);
@@ -171,6 +243,11 @@ int main(int argc, char **argv)
 				memcpy(c->buf, rbuf + off, got - off);
 				c->n = got - off;
 			}
+			if (afd >= 0) {
+				if (w && hold(fd, rbuf, off, w / (long)rlen))
+					goto drop;
+				continue;
+			}
 			/* one write; a short write on loopback with these sizes
 			 * does not happen in the benchmark, and would be a drop */
 			if (w && write(fd, wbuf, w) != w)
@@ -182,6 +259,9 @@ int main(int argc, char **argv)
 			free(c->buf);
 			c->buf = NULL;
 			c->n = 0;
+			c->replies = 0; /* a held fd left in held[] writes nothing */
 		}
+		if (afd >= 0 && nheld)
+			release(reply, rlen);
 	}
 }
