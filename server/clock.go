@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"math/bits"
 	"sync/atomic"
 	"time"
 )
@@ -17,7 +18,7 @@ import (
 // the first calibration, it is time.Since(clockStart).
 var (
 	tscOK   = tscTrusted()
-	tscRate atomic.Uint64 // float64 bits: nanoseconds per tick; 0 until calibrated
+	tscRate atomic.Uint64 // nanoseconds per tick, in fixed point of tscFrac bits; 0 until calibrated
 	// the anchor: the counter and the time since start, read together
 	tscStart  uint64
 	monoStart time.Duration
@@ -30,10 +31,17 @@ func init() { tscStart, monoStart = rdtsc(), time.Since(clockStart) }
 // 10 ppm.
 const tscMinSpan = 50 * time.Millisecond
 
-// sinceStart is the monotonic time since clockStart, for durations.
+// tscFrac is the fraction bits of tscRate: its rounding is 2^-32 of a
+// nanosecond per tick, under 1e-8 of a rate of 0.1 ns per tick and more.
+const tscFrac = 32
+
+// sinceStart is the monotonic time since clockStart, for durations. The
+// ticks are scaled in integers, a 128-bit product: the floating-point
+// conversions and multiply cost a command as much again as the counter.
 func sinceStart() time.Duration {
 	if r := tscRate.Load(); r != 0 {
-		return monoStart + time.Duration(float64(rdtsc()-tscStart)*math.Float64frombits(r))
+		hi, lo := bits.Mul64(rdtsc()-tscStart, r)
+		return monoStart + time.Duration(hi<<(64-tscFrac)|lo>>tscFrac)
 	}
 	return time.Since(clockStart)
 }
@@ -54,7 +62,7 @@ func calibrateTSC() bool {
 		return false // too early, or the read was interrupted: next tick
 	}
 	ticks := (t0-tscStart)/2 + (t1-tscStart)/2
-	tscRate.Store(math.Float64bits(float64(mono-monoStart) / float64(ticks)))
+	tscRate.Store(uint64(math.Round(float64(mono-monoStart) / float64(ticks) * (1 << tscFrac))))
 	return true
 }
 
