@@ -191,8 +191,14 @@ func TestGnetLoopDefersABatchAndWritesALoneClientAtOnce(t *testing.T) {
 			t.Fatalf("connection %d: %q", i, got)
 		}
 	}
-	if lone, inline := state(); lone != 0 || inline != 0 {
-		t.Fatalf("after a batch of %d connections: lone %d inline %d, want 0 0", n, lone, inline)
+	// The batch's flush found many connections and reset lone. The bell
+	// that runs it is an event in the loop's epoll set, so a connection
+	// whose bytes reached the socket after the bell rang (a loaded machine
+	// defers loopback delivery to ksoftirqd) gets a flush of its own after
+	// it: lone 1. Without the reset lone would have reached
+	// gnetLoneFlushes and set inline.
+	if lone, inline := state(); lone > 1 || inline != 0 {
+		t.Fatalf("after a batch of %d connections: lone %d inline %d, want lone 0 (or 1) and inline 0", n, lone, inline)
 	}
 
 	for i := range gnetLoneFlushes + 2 {
