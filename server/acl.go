@@ -202,6 +202,15 @@ func aclCategoryHas(cmd *command, cat string) bool {
 
 func validCategory(cat string) bool { return cat == "all" || aclCategoryBit(cat) != 0 }
 
+// allowsAll reports whether u (nil: the default user) may run every
+// command on every key and channel: then check has nothing to refuse.
+func (a *aclState) allowsAll(u *aclUser) bool {
+	if u == nil {
+		u = a.def
+	}
+	return u.perm.Load().allowAll
+}
+
 // check reports why u may not run cmd with c.args: "" when it may, else
 // the NOPERM error text to reply. A nil u is the default user. When the
 // user may run everything it is one atomic load and a bool test, with no

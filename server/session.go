@@ -159,23 +159,19 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	if c.now == 0 && s.needsClock(cl, cmd) {
 		c.now = nowMs() // once per batch, by the first command that needs it
 	}
-	if msg := s.acl.check(cl.user, cmd, c); msg != "" {
-		c.rejectQueued(cmd, msg)
-		return
+	if !s.acl.allowsAll(cl.user) {
+		if msg := s.acl.check(cl.user, cmd, c); msg != "" {
+			c.rejectQueued(cmd, msg)
+			return
+		}
 	}
 	if !cl.execing {
 		// inside EXEC the store is locked: no eviction until it ends
-		if msg := s.checkMemoryProp(c, cmd); msg != "" { // propagate.go
-			c.rejectQueued(cmd, msg)
-			return
-		}
-		if msg := s.checkDiskError(c, cmd); msg != "" { // persist.go: MISCONF
-			c.rejectQueued(cmd, msg)
-			return
-		}
-		if msg := s.checkAOFError(c, cmd); msg != "" { // aof.go: MISCONF
-			c.rejectQueued(cmd, msg)
-			return
+		if s.cfg.mem.maxMemory.Load() > 0 || s.persist.bgErr.Load() || s.aof.writeErr.Load() != nil {
+			if msg := s.refusal(c, cmd); msg != "" {
+				c.rejectQueued(cmd, msg)
+				return
+			}
 		}
 		if cl.sub != nil && cl.proto == 2 && cl.subscribed() && !subAllowed(cmd) {
 			c.rejectQueued(cmd, subscribedError(cmd)) // pubsub.go
@@ -227,6 +223,20 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	if c.prop {
 		s.unorder(c)
 	}
+}
+
+// refusal is why the memory limit (OOM), a failed background save or a
+// failed AOF write (MISCONF) refuses cmd, in Redis's order; "" when none
+// does. callAs calls it only when one of them may: a limit set or an
+// error kept.
+func (s *Server) refusal(c *cmdCtx, cmd *command) string {
+	if msg := s.checkMemoryProp(c, cmd); msg != "" { // propagate.go
+		return msg
+	}
+	if msg := s.checkDiskError(c, cmd); msg != "" { // persist.go: MISCONF
+		return msg
+	}
+	return s.checkAOFError(c, cmd) // aof.go: MISCONF
 }
 
 // needsClock reports whether running cmd for cl may read the clock: any
