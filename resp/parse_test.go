@@ -538,3 +538,36 @@ func TestParseWaitsForHugeBulkUnderHugeLimit(t *testing.T) {
 		t.Fatalf("args=%q n=%d err=%v, want need-more", args, n, err)
 	}
 }
+
+// whole, Next's one-pass path, takes every complete command in the common
+// form, with lengths of one, two and more digits and empty arguments, and
+// leaves every prefix of one, and a form it does not read, to multibulk.
+func TestParseWholeTakesCompleteCommands(t *testing.T) {
+	for _, args := range [][]string{
+		{"PING"},
+		{"SET", "key:__rand_int__", "xxx"},
+		{"SET", "k", strings.Repeat("v", 99)},
+		{"SET", "k", strings.Repeat("v", 100)},
+		{"SET", "k", strings.Repeat("v", 12345)},
+		{"SET", "", "v"},
+		{"LPUSH", "l", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"},
+	} {
+		in := []byte(mb(args...))
+		var p Parser
+		got, n, ok := p.whole(in)
+		if !ok || n != len(in) || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", args) {
+			t.Fatalf("whole(%q) = %q, %d, %v; want %q, %d, true", in, got, n, ok, args, len(in))
+		}
+		for k := 0; k < len(in); k++ {
+			if _, _, ok := p.whole(in[:k]); ok {
+				t.Fatalf("whole took the prefix %q of %q", in[:k], in)
+			}
+		}
+	}
+	for _, in := range []string{"*1\r\n$04\r\nPING\r\n", "*01\r\n$4\r\nPING\r\n", "*1\r\n:4\r\nPING\r\n", "*0\r\n", "*-1\r\n"} {
+		var p Parser
+		if _, _, ok := p.whole([]byte(in)); ok {
+			t.Errorf("whole took %q, which multibulk answers", in)
+		}
+	}
+}
