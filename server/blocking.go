@@ -20,8 +20,9 @@ import (
 // on the writer's own loop, right after the command and before any other
 // command runs: for each waiter in order it runs the waiter's pop against
 // the store and writes the reply into the waiter's mailbox, until the key
-// is empty. The waiter's connection then runs on its own loop, which alone
-// writes to it (loopWakes: on gnet in the writer's callback, before the
+// is empty. On gnet, a plaintext waiter's reply is then written to its
+// socket by the writer's loop itself (direct.go). The waiter's connection
+// then runs on its own loop (loopWakes: on gnet in the writer's callback, before the
 // writer's replies are written, when it shares the writer's loop, else in
 // one drain per loop for the batch, posted before that write; elsewhere
 // through transportConn.Wake): it sends the mailbox (sealed in a
@@ -39,6 +40,9 @@ const (
 	waitTimedOut       // the timeout passed, or CLIENT UNBLOCK ... TIMEOUT
 	waitError          // CLIENT UNBLOCK ... ERROR
 	waitGone           // the connection closed
+	// served, and the serving loop is writing the reply to the socket
+	// itself (direct.go); waitServed follows, then the wake
+	waitServing
 )
 
 // blockPop is a waiter's operation: it pops from key (which became
@@ -56,7 +60,7 @@ type waiter struct {
 	dst     []byte // BLMOVE: the destination key
 	timeout []byte // the reply on timeout
 	timer   *time.Timer
-	reply   []byte // written once, before state leaves waitBlocked
+	reply   []byte // written before state is waitServed; what a direct write sent is cut from its front
 	seq     uint64 // the served pop's change sequence, written with reply
 	db      int
 	proto   int
@@ -258,7 +262,13 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 			w.seq = s.served(w, key)
 		}
 		bt.dequeue(w)
-		w.state.Store(waitServed)
+		// a reply written at once, unless it must wait for the fsync
+		// (appendfsync always: takeUnblocked's noteSeq)
+		if w.conn.direct != nil && directWrites.Load() && !(c.prop && s.aof.always.Load()) {
+			w.state.Store(waitServing)
+		} else {
+			w.state.Store(waitServed)
+		}
 		woken = append(woken, w)
 		if w.dst != nil {
 			moved = append(moved, w.dst)
@@ -273,7 +283,18 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 		if w.timer != nil {
 			w.timer.Stop()
 		}
-		w.conn.ls.wakeServed(from, w.conn)
+		sent := false
+		if w.state.Load() == waitServing {
+			var cut bool
+			sent, cut = w.conn.direct.write(w, w.conn) // direct.go
+			if from != nil && sent {
+				from.wakes.direct.Add(1)
+			} else if from != nil && cut {
+				from.wakes.directCut.Add(1)
+			}
+			w.state.Store(waitServed)
+		}
+		w.conn.ls.wakeServed(from, w.conn, sent)
 	}
 	for _, d := range moved {
 		if bt.n.Load() > 0 {
@@ -299,7 +320,9 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 // the other loops run, on another CPU or on this one when the kernel
 // lets the woken thread preempt, while this loop writes. A writer whose
 // loop has no such callback end (an in-process client) posts each waiter
-// at once.
+// at once. A waiter whose reply the writer's loop wrote itself (direct.go)
+// is handed over the same way, but its loop's wake-up is no longer on the
+// reply's path: the loop yields only for waiters it did not write.
 type loopWakes struct {
 	// set by the transport once, before the loop's first connection
 	drain func() // runs on the loop: deliver what takePosted returns
@@ -311,21 +334,27 @@ type loopWakes struct {
 	// owning loop only: local is being delivered (a waiter's callback
 	// leaves what it serves on local to the same pass)
 	delivering bool
+	// owning loop only: away holds a waiter whose reply its own loop
+	// still has to write
+	urgent bool
 
 	mu     sync.Mutex
 	posted []*connState // served waiters other loops left, guarded by mu
 	armed  bool         // drain is scheduled and has not taken posted yet
 
 	// written by the owning loop, read by tests: waiters put on local,
-	// drains run (the loop's wake-ups for waiters served elsewhere), and
-	// the CPU yielded to the loops it woke (gnet, loops sharing CPUs)
-	inlined, drains, yields atomic.Int64
+	// drains run (the loop's wake-ups for waiters served elsewhere), the
+	// CPU yielded to the loops it woke (gnet, loops sharing CPUs), and
+	// served waiters' replies it wrote to their sockets whole (direct.go),
+	// and those of which it could write only the front
+	inlined, drains, yields, direct, directCut atomic.Int64
 }
 
 // wakeServed has cs, whose wait was served by a write on loop from (nil:
 // no loop), delivered on its own loop ls; see loopWakes. Without a drain
-// (a transport that delivers nothing itself) cs is woken.
-func (ls *loopState) wakeServed(from *loopState, cs *connState) {
+// (a transport that delivers nothing itself) cs is woken. sent: its
+// reply was written to its socket already.
+func (ls *loopState) wakeServed(from *loopState, cs *connState, sent bool) {
 	lw := &ls.wakes
 	switch {
 	case lw.drain == nil:
@@ -335,6 +364,7 @@ func (ls *loopState) wakeServed(from *loopState, cs *connState) {
 		lw.inlined.Add(1)
 	case from != nil && from.wakes.drain != nil:
 		from.wakes.away = append(from.wakes.away, cs)
+		from.wakes.urgent = from.wakes.urgent || !sent
 	default:
 		lw.mu.Lock()
 		lw.posted = append(lw.posted, cs)
@@ -363,6 +393,7 @@ func (ls *loopState) postAway() bool {
 		woke = to.schedule() || woke
 	}
 	ls.wakes.away = away[:0]
+	ls.wakes.urgent = false
 	return woke
 }
 
@@ -408,7 +439,7 @@ func (ls *loopState) holds(cs *connState) bool {
 func (cl *client) takeUnblocked(out []byte) ([]byte, bool) {
 	w := cl.blocked
 	switch w.state.Load() {
-	case waitBlocked:
+	case waitBlocked, waitServing:
 		return out, false
 	case waitServed:
 		out = append(out, w.reply...)

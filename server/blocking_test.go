@@ -441,13 +441,23 @@ func TestBlockingServedWaiterRepliedBeforeThePusher(t *testing.T) {
 }
 
 // With more loops than CPUs, a push that wakes other loops for its
-// waiters yields the pusher's CPU once, whatever the number of loops
-// woken, and a push served on its own loop does not; with a CPU per loop
-// nothing yields.
+// waiters' replies yields the pusher's CPU once, whatever the number of
+// loops woken, and a push served on its own loop does not; with a CPU per
+// loop nothing yields. A reply the pusher's loop wrote to the waiter's
+// socket itself (direct.go) leaves nothing urgent to the waiter's loop:
+// nothing yields for it.
 func TestBlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs(t *testing.T) {
 	if testEngine != "" && testEngine != "gnet" {
 		t.Skip("only gnet delivers served waiters in the writer's callback")
 	}
+	for _, direct := range []bool{false, true} {
+		directWrites.Store(direct)
+		yieldsWithLoops(t, direct)
+	}
+	directWrites.Store(true)
+}
+
+func yieldsWithLoops(t *testing.T, direct bool) {
 	for _, loops := range []int{runtime.NumCPU(), runtime.NumCPU() + 1} {
 		if loops < 2 {
 			continue // no other loop to wake
@@ -470,7 +480,7 @@ func TestBlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs(t *testing.T) {
 			t.Fatalf("%d loops: connections did not spread: %d on the pusher's, %d other loops", loops, b2i(local != nil), len(away))
 		}
 		want := int64(0)
-		if loops > runtime.NumCPU() {
+		if loops > runtime.NumCPU() && !direct {
 			want = 1
 		}
 		push := func(name string, waiters []*rawConn, yields int64) {
@@ -479,7 +489,10 @@ func TestBlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs(t *testing.T) {
 				w.send(multibulk("BLPOP", "q", "0"))
 			}
 			waitForBlocked(t, s, int64(len(waiters)))
-			before := home.wakes.yields.Load()
+			if direct {
+				waitArmed(t, s, len(waiters))
+			}
+			before, wrote := home.wakes.yields.Load(), home.wakes.direct.Load()
 			args := []string{"RPUSH", "q"}
 			for range waiters {
 				args = append(args, "x")
@@ -493,7 +506,10 @@ func TestBlockingPusherYieldsToTheLoopItWokeWhenLoopsShareCPUs(t *testing.T) {
 				}
 			}
 			if d := home.wakes.yields.Load() - before; d != yields {
-				t.Errorf("%d loops on %d CPUs, %s: the pusher's loop yielded %d times, want %d", loops, runtime.NumCPU(), name, d, yields)
+				t.Errorf("%d loops on %d CPUs, direct replies %v, %s: the pusher's loop yielded %d times, want %d", loops, runtime.NumCPU(), direct, name, d, yields)
+			}
+			if d, want := home.wakes.direct.Load()-wrote, b2i(direct)*int64(len(waiters)); d != want {
+				t.Errorf("%d loops, direct replies %v, %s: the pusher's loop wrote %d replies itself, want %d", loops, direct, name, d, want)
 			}
 		}
 		var others []*rawConn

@@ -66,6 +66,10 @@ type connState struct {
 	addr    string // peer address, ip:port
 	laddr   string // local address, ip:port; the listener's, shared (listenerAddr)
 	fd      int32
+	// a plaintext gnet connection's writes, which serving loops may make
+	// (direct.go); nil for the others. Set by the transport right after
+	// onOpen.
+	direct *directOut
 
 	// owned by the loop
 	idx      int32 // position in ls.conns

@@ -19,8 +19,8 @@ type outbox struct {
 	mu     sync.Mutex
 	buf    []byte
 	box    *[]byte // the pool's handle buf came with, put back with it
-	softAt int64 // ms the pending output first passed the soft limit; 0 under it
-	cut    bool  // over the limit: the connection is being closed
+	softAt int64   // ms the pending output first passed the soft limit; 0 under it
+	cut    bool    // over the limit: the connection is being closed
 	ready  atomic.Bool
 }
 
@@ -103,8 +103,26 @@ func (ob *outbox) take(out []byte) []byte {
 // running: a blocked client's reply once its wait has ended, then the
 // outbox; sealed in one TLS record sequence when the connection is TLS.
 // owning loop only.
+//
+// While another loop writes a served waiter's reply to the socket
+// (waitServing, direct.go) nothing is taken: that loop's wake follows. A
+// blocked gnet connection is disarmed before its outbox is taken, so no
+// serving loop's write overtakes what it holds; the outbox waits when a
+// serving loop's short write left a reply's rest to go first.
 func (h *handler) deliverPending(cs *connState, ls *loopState, out []byte) []byte {
-	unblocked := cs.cl.blocked != nil && cs.cl.blocked.state.Load() != waitBlocked
+	unblocked := false
+	if w := cs.cl.blocked; w != nil {
+		switch w.state.Load() {
+		case waitServing:
+			return out
+		case waitBlocked:
+			if cs.direct != nil && cs.outbox.ready.Load() && !cs.direct.disarm() {
+				return out
+			}
+		default:
+			unblocked = true
+		}
+	}
 	if !unblocked && !cs.outbox.ready.Load() {
 		return out
 	}

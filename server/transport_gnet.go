@@ -146,9 +146,13 @@ func (t *gnetTransport) loopOf(el gnet.EventLoop) (*loopState, *gnetOut) {
 // anything else can close it; a failure only loses the probes, as in Redis.
 func (t *gnetTransport) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	ls, out := t.loopOf(c.EventLoop())
-	cs, reject := t.h.onOpen(&gnetConn{c: c, out: out}, ls)
+	g := &gnetConn{c: c, out: out}
+	cs, reject := t.h.onOpen(g, ls)
 	if reject != nil {
 		return reject, gnet.Close
+	}
+	if cs.tls == nil {
+		cs.direct = &g.direct
 	}
 	t.ka.set(c)
 	c.SetContext(cs)
@@ -211,9 +215,10 @@ func (t *gnetTransport) deliverServed(ls *loopState) {
 }
 
 // postAway posts ls's waiters of other loops, and yields the CPU once
-// when that woke a loop and the loops share CPUs (see deliverServed).
+// when that woke a loop for a reply this loop did not write itself
+// (direct.go) and the loops share CPUs (see deliverServed).
 func (t *gnetTransport) postAway(ls *loopState) {
-	if len(ls.wakes.away) > 0 && ls.postAway() && t.shareCPUs {
+	if urgent := ls.wakes.urgent; len(ls.wakes.away) > 0 && ls.postAway() && urgent && t.shareCPUs {
 		yieldCPU() // yield_linux.go
 		ls.wakes.yields.Add(1)
 	}
@@ -252,7 +257,22 @@ func (t *gnetTransport) traffic(c gnet.Conn, cs *connState) gnet.Action {
 	if t.h.flush(cs, cs.ls) || closeAfter {
 		return gnet.Close
 	}
+	if g != nil {
+		g.armDirect(cs)
+	}
 	return gnet.None
+}
+
+// armDirect arms a blocked plaintext connection for its waiter's direct
+// reply (direct.go) once nothing of its output is left anywhere: not
+// deferred (held), not waiting for the AOF fsync, not in gnet's outbound
+// buffer. owning loop only.
+func (g *gnetConn) armDirect(cs *connState) {
+	w := cs.cl.blocked
+	if w == nil || cs.direct == nil || w.pop == nil || g.held > 0 || cs.held != nil || w.state.Load() != waitBlocked {
+		return
+	}
+	g.direct.arm(w, g.c.OutboundBuffered())
 }
 
 // OnClose writes the connection's deferred replies (gnet closes the
@@ -261,8 +281,11 @@ func (t *gnetTransport) traffic(c gnet.Conn, cs *connState) gnet.Action {
 func (t *gnetTransport) OnClose(c gnet.Conn, _ error) gnet.Action {
 	cs, _ := c.Context().(*connState)
 	if cs != nil {
-		if g, _ := cs.tc.(*gnetConn); g != nil && g.held > 0 {
-			g.out.flush()
+		if g, _ := cs.tc.(*gnetConn); g != nil {
+			g.direct.shut() // no serving loop writes to the descriptor from here (direct.go)
+			if g.held > 0 {
+				g.out.flush()
+			}
 		}
 	}
 	t.h.onClose(cs)
@@ -314,8 +337,17 @@ var _ writeShutter = (*gnetConn)(nil)
 // errOutputQueued: the write side cannot be shut before queued output.
 var errOutputQueued = errors.New("server: output still queued")
 
+// Write writes b through gnet, holding the connection's direct lock
+// (direct.go): a serving loop may write to the socket otherwise. gnet
+// closes the connection on a failed write, and OnClose may write again
+// from inside this one: that write holds the lock already.
 func (g *gnetConn) Write(b []byte) error {
+	if !g.direct.lock() {
+		_, err := g.c.Write(b)
+		return err
+	}
 	_, err := g.c.Write(b)
+	g.direct.unlock()
 	return err
 }
 func (g *gnetConn) OutboundBuffered() int { return g.c.OutboundBuffered() }
@@ -323,7 +355,12 @@ func (g *gnetConn) shutWrite() error {
 	if g.c.OutboundBuffered() > 0 {
 		return errOutputQueued
 	}
-	return syscall.Shutdown(g.c.Fd(), syscall.SHUT_WR)
+	if !g.direct.lock() {
+		return syscall.Shutdown(g.c.Fd(), syscall.SHUT_WR)
+	}
+	err := syscall.Shutdown(g.c.Fd(), syscall.SHUT_WR)
+	g.direct.unlock()
+	return err
 }
 func (g *gnetConn) Close() { _ = g.c.Close() }
 func (g *gnetConn) Wake() {

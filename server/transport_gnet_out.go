@@ -176,6 +176,8 @@ func (o *gnetOut) flush() {
 		ls.out = o.buf[sg.start:sg.end:sg.end]
 		if o.t.h.flush(sg.cs, ls) {
 			_ = sg.g.c.Close()
+		} else if sg.g.held == 0 {
+			sg.g.armDirect(sg.cs)
 		}
 	}
 	o.peak = max(o.peak, len(o.buf))
@@ -199,9 +201,10 @@ func (o *gnetOut) trim() {
 
 // gnetConn adapts gnet.Conn to transportConn.
 type gnetConn struct {
-	c    gnet.Conn
-	out  *gnetOut
-	held int32 // segments of this connection in out.segs
+	c      gnet.Conn
+	out    *gnetOut
+	held   int32     // segments of this connection in out.segs
+	direct directOut // its writes' lock, and serving loops' direct replies (direct.go)
 	// on out.wakes: the next connection, and whether this one is there
 	wnext   *gnetConn
 	wqueued atomic.Bool
