@@ -15,17 +15,20 @@ import (
 // (store.Prefetch), so that their misses overlap instead of following each
 // other. It returns how many commands it looked at, for execute to call it
 // again after them; 0 when it did nothing (a batch of one command, where
-// there is nothing to overlap, pays one header scan). It is only a hint:
+// there is nothing to overlap, pays one header scan); math.MaxInt when it
+// will do nothing for the rest of the batch either (a keyspace that fits
+// the caches, queued or refused commands), so that execute does not ask
+// again at every command. It is only a hint:
 // the commands run as they would without it, whatever it misread (a
 // SELECT in the batch, a subcommand, an unusual encoding the scan leaves
 // to the Parser). owning loop only.
 func (c *cmdCtx) prefetchAhead(in []byte) int {
 	cl := c.cl
 	if prefetchOff || cl.multi != nil || !cl.authed && c.srv.authRequired() {
-		return 0 // queued or refused commands look nothing up
+		return math.MaxInt // queued or refused commands look nothing up
 	}
 	if c.store.UsedMemory() < prefetchMinUsed {
-		return 0 // a keyspace that fits the caches: the scan would cost more than it saves
+		return math.MaxInt // a keyspace that fits the caches: the scan would cost more than it saves
 	}
 	var keys [store.PrefetchMax][]byte
 	cmds, nk, long := prefetchKeys(in, &keys)

@@ -187,8 +187,8 @@ func TestPrefetchSkipsAKeyspaceThatFitsTheCaches(t *testing.T) {
 	s, cl, _ := newAllocServer(t, []string{"SET k value"})
 	c := &cmdCtx{srv: s, cl: cl, store: s.store}
 	in := bytes.Repeat(diffEncode([]string{"GET", "k"}), 16)
-	if n := c.prefetchAhead(in); n != 0 {
-		t.Errorf("one key: prefetchAhead looked at %d commands, want 0", n)
+	if n := c.prefetchAhead(in); n != math.MaxInt {
+		t.Errorf("one key: prefetchAhead = %d, want math.MaxInt (nothing to look at in the batch)", n)
 	}
 	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
 	prefetchMinUsed = s.store.UsedMemory()
