@@ -3,6 +3,7 @@ module github.com/loopkv/loopkv
 go 1.26.8
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/cloudwego/netpoll v0.7.2
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/prometheus/client_golang v1.25.0
@@ -10,6 +11,7 @@ require (
 	github.com/prometheus/common v0.74.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/redis/rueidis v1.0.79
+	github.com/zhuyie/golzf v0.0.0-20161112031142-8387b0307ade
 	go.uber.org/zap v1.28.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/sys v0.50.0
@@ -33,7 +35,6 @@ require (
 	github.com/panjf2000/ants/v2 v2.11.3 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/zhuyie/golzf v0.0.0-20161112031142-8387b0307ade // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	golang.org/x/image v0.30.0 // indirect

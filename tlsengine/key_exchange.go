@@ -135,5 +135,5 @@ func newEphemeralKey(c ecdh.Curve, rand io.Reader) (*ecdh.PrivateKey, error) {
 	if _, err := io.ReadFull(rand, k[:]); err != nil {
 		return nil, err
 	}
-	return c.NewPrivateKey(k[:])
+	return x25519Key(k[:]) // the public key by a fixed-base multiplication
 }
