@@ -21,6 +21,7 @@
 #   benchmarks/floor.sh              # REPS=3, TESTS="set get sadd hset spop", P1 and P16 (~6 min)
 #   QUICK=1 benchmarks/floor.sh      # a ~1-minute smoke run
 #   AOF=always benchmarks/floor.sh   # the appendfsync-always floor: SET at P1 (issue 15)
+#   AOF=always GATHER=1 benchmarks/floor.sh  # floorsrv -g: one fdatasync for every client
 #
 # AOF=always runs all three with an append-only file fsynced before every
 # reply: loopkv and redis `--appendonly yes --appendfsync always`, floorsrv
@@ -77,6 +78,7 @@ PIN_CLIENT=(taskset -c "$CLIENT_CPU" timeout "$RUN_TIMEOUT")
 AOF_ARGS=(--appendonly no) FL_ARGS=(-r ':1\r\n')
 if [[ -n $AOF ]]; then
 	AOF_ARGS=(--appendonly yes --appendfsync always) FL_ARGS=(-r '+OK\r\n' -a "$WORK/floor.aof")
+	[[ ${GATHER:-0} == 1 ]] && FL_ARGS+=(-g)
 	mkdir -p "$WORK/loopkv" "$WORK/redis"
 fi
 launch loopkv "$LK_PORT" - "${PIN_SERVER[@]}" "$BIN/loopkv" --bind 127.0.0.1 --port "$LK_PORT" --tls-port 0 \

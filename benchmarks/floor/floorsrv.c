@@ -23,7 +23,12 @@
  * replies (Redis's beforeSleep: flushAppendOnlyFile, then the clients'
  * pending writes).
  *
- *   taskset -c 0 /tmp/floorsrv -p 7797 -a /tmp/floor.aof
+ *   taskset -c 0 /tmp/floorsrv -p 7797 -a /tmp/floor.aof [-g]
+ *
+ * -g gathers: it holds the replies until every connected client has a
+ * command in the batch (or 1 ms passes with no new one), so that one
+ * fdatasync covers all of them: the most any group commit can share a
+ * sync between clients that each wait for their reply.
  *
  * Limits: at most MAXCONN connections; a connection whose partial command
  * exceeds BUF bytes is closed. It answers every command the same way, so
@@ -58,6 +63,7 @@ static int afd = -1;                   /* -a: the append-only file */
 static char *abuf;                     /* -a: the batch's commands */
 static long alen, acap;
 static int held[MAXCONN], nheld;       /* -a: connections with replies held */
+static int gather, nconns;             /* -g, and the connections open */
 
 /* hold keeps n replies for fd until the batch is durable and appends the
  * commands they answer, p (l bytes), to the batch; 0, or -1 on overflow. */
@@ -158,7 +164,14 @@ int main(int argc, char **argv)
 	struct sockaddr_in a;
 	struct epoll_event ev, evs[256];
 
-	for (i = 1; i + 1 < argc; i += 2) {
+	for (i = 1; i < argc; i += 2) {
+		if (!strcmp(argv[i], "-g")) { /* the one flag without a value */
+			gather = 1;
+			i--;
+			continue;
+		}
+		if (i + 1 >= argc)
+			break;
 		if (!strcmp(argv[i], "-p"))
 			port = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "-r")) {
@@ -199,7 +212,7 @@ int main(int argc, char **argv)
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 	fprintf(stderr, "floorsrv: 127.0.0.1:%d\n", port);
 	for (;;) {
-		int n = epoll_wait(ep, evs, 256, -1);
+		int n = epoll_wait(ep, evs, 256, gather && nheld ? 1 : -1);
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 			struct conn *c;
@@ -208,6 +221,7 @@ int main(int argc, char **argv)
 				int cfd;
 				while ((cfd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
 					if (cfd >= MAXCONN) { close(cfd); continue; }
+					nconns++;
 					setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 					ev.events = EPOLLIN;
 					ev.data.fd = cfd;
@@ -254,6 +268,7 @@ int main(int argc, char **argv)
 				goto drop;
 			continue;
 		drop:
+			nconns--;
 			epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
 			close(fd);
 			free(c->buf);
@@ -261,7 +276,7 @@ int main(int argc, char **argv)
 			c->n = 0;
 			c->replies = 0; /* a held fd left in held[] writes nothing */
 		}
-		if (afd >= 0 && nheld)
+		if (afd >= 0 && nheld && (!gather || n == 0 || nheld >= nconns))
 			release(reply, rlen);
 	}
 }
