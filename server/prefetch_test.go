@@ -192,12 +192,39 @@ func TestPrefetchSkipsAKeyspaceThatFitsTheCaches(t *testing.T) {
 	}
 	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
 	prefetchMinUsed = s.store.UsedMemory()
-	if n := c.prefetchAhead(in); n != 16 {
-		t.Errorf("at the threshold: prefetchAhead looked at %d commands, want 16", n)
+	var many []byte
+	for i := range 16 {
+		many = append(many, diffEncode([]string{"GET", fmt.Sprint("k", i)})...)
+	}
+	if n := c.prefetchAhead(many); n != 16 || cl.prefetchSkip != 0 {
+		t.Errorf("at the threshold: prefetchAhead looked at %d commands, skip %d; want 16, 0", n, cl.prefetchSkip)
 	}
 	// a batch that goes on with long commands is looked at no further
 	mset := bytes.Repeat(diffEncode(diffSplit(t, "MSET k1 v k2 v k3 v k4 v k5 v")), 16)
-	if n := c.prefetchAhead(mset); n != math.MaxInt {
-		t.Errorf("16 MSETs: prefetchAhead = %d, want math.MaxInt (the rest of the batch)", n)
+	if n := c.prefetchAhead(mset); n != math.MaxInt || cl.prefetchSkip != 0 {
+		t.Errorf("16 MSETs: prefetchAhead = %d, skip %d; want math.MaxInt (the rest of the batch), 0", n, cl.prefetchSkip)
+	}
+}
+
+// TestPrefetchLeavesOneKeyBatchesAlone: a batch whose commands all name
+// one key is looked at, not prefetched, and the client's next
+// prefetchSkipBatches batches are not looked at; then the pass resumes.
+func TestPrefetchLeavesOneKeyBatchesAlone(t *testing.T) {
+	s, cl, _ := newAllocServer(t, []string{"SET k value"})
+	c := &cmdCtx{srv: s, cl: cl, store: s.store}
+	defer func(n int64) { prefetchMinUsed = n }(prefetchMinUsed)
+	prefetchMinUsed = 0
+	in := bytes.Repeat(diffEncode([]string{"LPUSH", "k", "x"}), 16)
+	if n := c.prefetchAhead(in); n != 16 || cl.prefetchSkip != prefetchSkipBatches {
+		t.Fatalf("one key: prefetchAhead = %d, skip %d; want 16, %d", n, cl.prefetchSkip, prefetchSkipBatches)
+	}
+	for i := range prefetchSkipBatches {
+		if n := c.prefetchAhead(in); n != math.MaxInt {
+			t.Fatalf("batch %d after: prefetchAhead = %d, want math.MaxInt", i, n)
+		}
+	}
+	in = append(diffEncode([]string{"GET", "other"}), in...)
+	if n, want := c.prefetchAhead(in), min(17, store.PrefetchMax); n != want || cl.prefetchSkip != 0 {
+		t.Fatalf("two keys, after the skipped batches: prefetchAhead = %d, skip %d; want %d, 0", n, cl.prefetchSkip, want)
 	}
 }

@@ -30,6 +30,9 @@ type client struct {
 	quit    bool // close once the pending replies are written
 	tight   bool // the parser has the unauthenticated limits
 	execing bool // EXEC is running the queued commands
+	// batches prefetchAhead leaves alone: the client's last looked at
+	// repeated one key (prefetch.go)
+	prefetchSkip uint8
 }
 
 // execute runs every complete command at the front of in, appending the
