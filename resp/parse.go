@@ -217,6 +217,9 @@ func (p *Parser) multibulk(buf []byte) ([][]byte, int, error) {
 // as it was for multibulk to parse the command from its start.
 func (p *Parser) whole(buf []byte) (args [][]byte, n int, ok bool) {
 	count, cr, ok := shortLen(buf, 1)
+	if !ok {
+		count, cr, ok = fastLen(buf, 1)
+	}
 	maxArgs, maxBulk := p.Limits.MaxArgs, p.Limits.MaxBulk
 	if maxArgs <= 0 {
 		maxArgs = DefaultLimits.MaxArgs
@@ -234,6 +237,9 @@ func (p *Parser) whole(buf []byte) (args [][]byte, n int, ok bool) {
 			break
 		}
 		bulk, cr, ok := shortLen(buf, pos+1)
+		if !ok {
+			bulk, cr, ok = fastLen(buf, pos+1)
+		}
 		if !ok || bulk > maxBulk {
 			break
 		}
@@ -254,19 +260,20 @@ func (p *Parser) whole(buf []byte) (args [][]byte, n int, ok bool) {
 	return args, pos, true
 }
 
-// shortLen is fastLen with the lengths of one and two digits, most of a
-// pipeline's, read without a loop.
+// shortLen is fastLen for the lengths of one and two digits, most of a
+// pipeline's, read without a loop and inlined; false for any other, which
+// fastLen then reads.
 func shortLen(buf []byte, i int) (n int64, cr int, ok bool) {
-	if i+2 < len(buf) {
+	if i+3 < len(buf) {
 		d0, d1 := buf[i]-'0', buf[i+1]
 		if d0 <= 9 && d1 == '\r' {
 			return int64(d0), i + 1, true
 		}
-		if d0-1 <= 8 && d1-'0' <= 9 && i+3 < len(buf) && buf[i+2] == '\r' { // no leading zero
+		if d0-1 <= 8 && d1-'0' <= 9 && buf[i+2] == '\r' { // no leading zero
 			return int64(d0)*10 + int64(d1-'0'), i + 2, true
 		}
 	}
-	return fastLen(buf, i)
+	return 0, 0, false
 }
 
 // fastLen parses the common header "<digits>\r" plus one more byte at
