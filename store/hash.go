@@ -157,7 +157,8 @@ func (k *kv) hashEach(fn func(f, v []byte) bool) {
 // value, field, value ... (an even number), creating key when it does not
 // exist. It returns how many fields are new, or WrongType.
 func (s *Store) HSet(db int, key []byte, fv [][]byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeHash, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -187,7 +188,8 @@ func (s *Store) HSet(db int, key []byte, fv [][]byte, now int64) (int, Status) {
 // HSetNX sets field of key's hash to val only when the field does not
 // exist, creating key when needed, and reports whether it did.
 func (s *Store) HSetNX(db int, key, field, val []byte, now int64) (bool, Status) {
-	k, st := s.open(db, key, now, TypeHash, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forWrite)
 	defer k.release()
 	if st != OK {
 		return false, st
@@ -206,7 +208,8 @@ func (s *Store) HSetNX(db int, key, field, val []byte, now int64) (bool, Status)
 // HGet appends the value of field of key's hash to dst through enc. It
 // returns NotFound, leaving dst alone, when key or field does not exist.
 func (s *Store) HGet(db int, key, field []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -222,7 +225,8 @@ func (s *Store) HGet(db int, key, field []byte, now int64, dst []byte, enc Encod
 // it or key does not exist, what missing appends. It returns WrongType,
 // leaving dst alone, when key is not a hash.
 func (s *Store) HMGet(db int, key []byte, fields [][]byte, now int64, dst []byte, enc EncodeFunc, missing func(dst []byte) []byte) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st == WrongType {
 		return dst, st
@@ -244,7 +248,8 @@ func (s *Store) HMGet(db int, key []byte, fields [][]byte, now int64, dst []byte
 // HDel deletes fields of key's hash and returns how many existed; a field
 // named twice counts once. The key goes with its last field.
 func (s *Store) HDel(db int, key []byte, fields [][]byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeHash, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forWrite)
 	defer k.release()
 	if st != OK || !k.exists() {
 		return 0, st
@@ -264,7 +269,8 @@ func (s *Store) HDel(db int, key []byte, fields [][]byte, now int64) (int, Statu
 
 // HExists reports whether field exists in key's hash.
 func (s *Store) HExists(db int, key, field []byte, now int64) (bool, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return false, st
@@ -276,7 +282,8 @@ func (s *Store) HExists(db int, key, field []byte, now int64) (bool, Status) {
 // HLen returns the number of fields of key's hash, NotFound when key does
 // not exist.
 func (s *Store) HLen(db int, key []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -287,7 +294,8 @@ func (s *Store) HLen(db int, key []byte, now int64) (int, Status) {
 // HStrLen returns the length of the value of field of key's hash, 0 when
 // key or field does not exist.
 func (s *Store) HStrLen(db int, key, field []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -300,7 +308,8 @@ func (s *Store) HStrLen(db int, key, field []byte, now int64) (int, Status) {
 // hash's order: r.Head with the number of fields, then each field's
 // parts. It returns NotFound, leaving dst alone, when key does not exist.
 func (s *Store) HGetAll(db int, key []byte, now int64, parts HashParts, dst []byte, r PairReply) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -337,7 +346,8 @@ func appendPair(dst []byte, r *PairReply, parts HashParts, f, v []byte) []byte {
 // returns HashNotInteger when the value is not a 64-bit decimal integer and
 // Overflow when the sum does not fit.
 func (s *Store) HIncrBy(db int, key, field []byte, now int64, delta int64) (int64, Status) {
-	k, st := s.open(db, key, now, TypeHash, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -393,7 +403,8 @@ func (s *Store) HIncrByFloat(db int, key, field, incr []byte, now int64, dst []b
 	} else if inf {
 		return dst, NaNOrInfValue
 	}
-	k, st := s.open(db, key, now, TypeHash, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forWrite)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -418,7 +429,8 @@ func (s *Store) HIncrByFloat(db int, key, field, incr []byte, now int64, dst []b
 // HRandField appends a random field of key's hash to dst through enc. It
 // returns NotFound, leaving dst alone, when key does not exist.
 func (s *Store) HRandField(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -442,7 +454,8 @@ func (s *Store) HRandField(db int, key []byte, now int64, dst []byte, enc Encode
 // output buffer limit. count must be above math.MinInt64.
 func (s *Store) HRandFieldCount(db int, key []byte, now int64, count int64, withValues bool, maxOut int,
 	dst []byte, r PairReply) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -530,7 +543,8 @@ func (k *kv) hashRandomRepeats(n uint64, parts HashParts, maxOut int, dst []byte
 // for the whole iteration is returned at least once. It returns NotFound
 // when key does not exist.
 func (s *Store) HScan(db int, key []byte, cursor uint64, now int64, o ScanOptions, fn func(f, v []byte)) (uint64, Status) {
-	k, st := s.open(db, key, now, TypeHash, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeHash, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st

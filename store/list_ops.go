@@ -14,7 +14,8 @@ func (s *Store) listFill() int { return s.limitsNow().ListMaxListpackSize }
 // creating key unless onlyExisting (LPUSHX, RPUSHX), and returns the new
 // length: 0 when onlyExisting and key does not exist.
 func (s *Store) LPush(db int, key []byte, e ListEnd, elems [][]byte, onlyExisting bool, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeList, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -34,7 +35,8 @@ func (s *Store) LPush(db int, key []byte, e ListEnd, elems [][]byte, onlyExistin
 
 // LLen returns the length of key's list, 0 when it does not exist.
 func (s *Store) LLen(db int, key []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeList, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, okIfMissing(st)
@@ -56,7 +58,8 @@ func okIfMissing(st Status) Status {
 // returns NotFound, leaving dst alone, when key does not exist; the key is
 // deleted when its last element goes.
 func (s *Store) LPop(db int, key []byte, e ListEnd, count int, now int64, dst []byte, head func([]byte, int) []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeList, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forUpdate)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -90,7 +93,8 @@ func (k *kv) listPopN(e ListEnd, count int, dst []byte, head func([]byte, int) [
 // through enc. It returns NotFound when key does not exist or index is out
 // of range.
 func (s *Store) LIndex(db int, key []byte, index int64, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeList, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -112,7 +116,8 @@ func clampIndex(i int64) int {
 // LSet replaces the element at index. It returns NotFound when key does
 // not exist and OutOfRange when index is out of range.
 func (s *Store) LSet(db int, key []byte, index int64, elem []byte, now int64) Status {
-	k, st := s.open(db, key, now, TypeList, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forUpdate)
 	defer k.release()
 	if st != OK {
 		return st
@@ -146,7 +151,8 @@ func listRange(start, stop int64, n int) (int, int) {
 // LRange appends the elements from start to stop (inclusive, negative
 // from the tail) through head and enc. A missing key is an empty list.
 func (s *Store) LRange(db int, key []byte, start, stop int64, now int64, dst []byte, head func([]byte, int) []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeList, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forRead)
 	defer k.release()
 	if st != OK {
 		if st == NotFound {
@@ -172,7 +178,8 @@ func (s *Store) LRange(db int, key []byte, start, stop int64, now int64, dst []b
 // LTrim keeps only the elements from start to stop, deleting the key when
 // none remain. A missing key is not an error.
 func (s *Store) LTrim(db int, key []byte, start, stop int64, now int64) Status {
-	k, st := s.open(db, key, now, TypeList, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forUpdate)
 	defer k.release()
 	if st != OK {
 		return okIfMissing(st)
@@ -190,7 +197,8 @@ func (s *Store) LTrim(db int, key []byte, start, stop int64, now int64) Status {
 // LRem removes the first count elements equal to elem (from the tail when
 // count < 0, all when 0) and returns how many it removed.
 func (s *Store) LRem(db int, key []byte, count int64, elem []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeList, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forUpdate)
 	defer k.release()
 	if st != OK {
 		return 0, okIfMissing(st)
@@ -238,7 +246,8 @@ func (s *Store) LRem(db int, key []byte, count int64, elem []byte, now int64) (i
 // equal to pivot and returns the new length, -1 when pivot is not there,
 // 0 when key does not exist.
 func (s *Store) LInsert(db int, key []byte, after bool, pivot, elem []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeList, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forUpdate)
 	defer k.release()
 	if st != OK {
 		return 0, okIfMissing(st)
@@ -262,7 +271,8 @@ type LPosOptions struct {
 // LPos calls fn with the index of each element equal to elem, as LPOS
 // finds them, and returns the number of matches. A missing key has none.
 func (s *Store) LPos(db int, key, elem []byte, o LPosOptions, now int64, fn func(index int)) (int, Status) {
-	k, st := s.open(db, key, now, TypeList, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeList, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, okIfMissing(st)
@@ -363,7 +373,8 @@ func (s *Store) LMPop(db int, keys [][]byte, e ListEnd, count int, now int64, ds
 // missing, WrongType at the first of another type (LMPOP, ZMPOP).
 func (s *Store) mpop(db int, keys [][]byte, t Type, now int64, pop func(k *kv, key []byte)) Status {
 	for _, key := range keys {
-		k, st := s.open(db, key, now, t, forUpdate)
+		var k kv
+		st := s.openInto(&k, db, key, now, t, forUpdate)
 		if st == OK {
 			pop(&k, key)
 		}

@@ -25,7 +25,8 @@ type SetOptions struct {
 // dst as it is, when key does not exist, and WrongType when it is not a
 // string.
 func (s *Store) Get(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -164,7 +165,8 @@ func (s *Store) MSetNX(db int, kvs [][]byte, now int64) bool {
 // GetDel appends key's value to dst through enc and deletes key. It returns
 // NotFound when key does not exist and WrongType when it is not a string.
 func (s *Store) GetDel(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forTake)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forTake)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -185,7 +187,8 @@ type GetExOptions struct {
 // says. It returns NotFound when key does not exist and WrongType when it
 // is not a string.
 func (s *Store) GetEx(db int, key []byte, now int64, o GetExOptions, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forTake)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forTake)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -204,7 +207,8 @@ func (s *Store) GetEx(db int, key []byte, now int64, o GetExOptions, dst []byte,
 
 // StrLen returns the length of key's value, 0 when it does not exist.
 func (s *Store) StrLen(db int, key []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeString, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -216,7 +220,8 @@ func (s *Store) StrLen(db int, key []byte, now int64) (int, Status) {
 // end inclusive, where negative offsets count from the end, as GETRANGE
 // does. It returns NotFound, leaving dst alone, when key does not exist.
 func (s *Store) GetRange(db int, key []byte, now int64, start, end int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -247,7 +252,8 @@ func (s *Store) GetRange(db int, key []byte, now int64, start, end int64, dst []
 // returns the result. It returns NotInteger when the value is not a 64-bit
 // decimal integer and Overflow when the sum does not fit.
 func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Status) {
-	k, st := s.open(db, key, now, TypeString, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -274,7 +280,8 @@ func (s *Store) IncrBy(db int, key []byte, now int64, delta int64) (int64, Statu
 // text to dst through enc. It returns NotFloat when the value or incr is not
 // a number and NaNOrInf when the result would not be finite.
 func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeString, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -299,7 +306,8 @@ func (s *Store) IncrByFloat(db int, key []byte, now int64, incr []byte, dst []by
 // returns the new length. It returns TooLarge when the result would exceed
 // MaxValueLen.
 func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeString, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -322,7 +330,8 @@ func (s *Store) Append(db int, key, val []byte, now int64) (int, Status) {
 // creates no key. It returns TooLarge when the result would exceed
 // MaxValueLen.
 func (s *Store) SetRange(db int, key []byte, offset int64, val []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeString, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeString, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st

@@ -299,7 +299,8 @@ func (k *kv) delIfEmpty() {
 // SAdd adds members to the set at key, creating it, and returns how many
 // were not members yet. It returns WrongType when key holds another type.
 func (s *Store) SAdd(db int, key []byte, members [][]byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeSet, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forWrite)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -322,7 +323,8 @@ func (s *Store) SAdd(db int, key []byte, members [][]byte, now int64) (int, Stat
 // SRem removes members from the set at key and returns how many were
 // members, deleting the key when it is left empty.
 func (s *Store) SRem(db int, key []byte, members [][]byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeSet, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -343,7 +345,8 @@ func (s *Store) SRem(db int, key []byte, members [][]byte, now int64) (int, Stat
 // SCard returns the number of members of the set at key, 0 when it does
 // not exist.
 func (s *Store) SCard(db int, key []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -353,7 +356,8 @@ func (s *Store) SCard(db int, key []byte, now int64) (int, Status) {
 
 // SIsMember reports whether member is in the set at key.
 func (s *Store) SIsMember(db int, key, member []byte, now int64) (bool, Status) {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return false, st
@@ -365,7 +369,8 @@ func (s *Store) SIsMember(db int, key, member []byte, now int64) (bool, Status) 
 // the set at key (false for all when key does not exist). It returns
 // WrongType, without calling fn, when key holds another type.
 func (s *Store) SMIsMember(db int, key []byte, members [][]byte, now int64, fn func(found bool)) Status {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st == WrongType {
 		return st
@@ -379,7 +384,8 @@ func (s *Store) SMIsMember(db int, key []byte, members [][]byte, now int64, fn f
 // SMembers calls fn with every member of the set at key and returns
 // NotFound (no call) when key does not exist.
 func (s *Store) SMembers(db int, key []byte, now int64, fn func(m []byte)) Status {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return st
@@ -392,7 +398,8 @@ func (s *Store) SMembers(db int, key []byte, now int64, fn func(m []byte)) Statu
 // through enc, deleting the key when it is left empty. It returns NotFound
 // when key does not exist.
 func (s *Store) SPop(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeSet, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -416,7 +423,8 @@ const spopMoveMul = 5
 // of them, calling fn with each, as Redis 7.2's spopWithCountCommand does.
 // It returns NotFound (no call) when key does not exist.
 func (s *Store) SPopCount(db int, key []byte, count uint64, now int64, fn func(m []byte)) Status {
-	k, st := s.open(db, key, now, TypeSet, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forUpdate)
 	defer k.release()
 	if st != OK || count == 0 {
 		return st
@@ -492,7 +500,8 @@ func (k *kv) lpPopSample(n, size int, fn func(m []byte)) {
 // SRandMember appends a random member of the set at key to dst through
 // enc. It returns NotFound when key does not exist.
 func (s *Store) SRandMember(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -512,7 +521,8 @@ const srandSubMul = 3
 // caller must do to bound a reply to a huge negative count. It returns
 // NotFound (no call) when key does not exist.
 func (s *Store) SRandMemberCount(db int, key []byte, count int64, now int64, fn func(m []byte) bool) Status {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK || count == 0 {
 		return st
@@ -856,7 +866,8 @@ func (k *kv) putTmp(key []byte, t *tmpSet, at int64) {
 // keyspace, o.Count (default 10) members' worth of buckets at a time. It
 // returns NotFound when key does not exist.
 func (s *Store) SScan(db int, key []byte, cursor uint64, now int64, o ScanOptions, fn func(m []byte)) (uint64, Status) {
-	k, st := s.open(db, key, now, TypeSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st

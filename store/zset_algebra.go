@@ -242,7 +242,8 @@ func (s *Store) ZInterCard(db int, keys [][]byte, limit int, now int64) (int, St
 // walked as SCAN walks the keyspace. It returns NotFound when key does
 // not exist.
 func (s *Store) ZScan(db int, key []byte, cursor uint64, now int64, o ScanOptions, fn func(m, score []byte)) (uint64, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -294,7 +295,8 @@ func AppendScore(dst []byte, f float64) []byte {
 // ZRandMember appends a random member of key's sorted set through enc.
 // It returns NotFound when key does not exist.
 func (s *Store) ZRandMember(db int, key []byte, now int64, dst []byte, enc EncodeFunc) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -314,7 +316,8 @@ func (s *Store) ZRandMember(db int, key []byte, now int64, dst []byte, enc Encod
 // as Redis does past its output buffer limit). count must be above
 // math.MinInt64.
 func (s *Store) ZRandMemberCount(db int, key []byte, now int64, count int64, maxOut int, dst []byte, r ZReply) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st

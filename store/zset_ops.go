@@ -213,7 +213,8 @@ func (s *Store) ZAdd(db int, key []byte, f ZAddFlags, sm [][]byte, now int64) (Z
 			return res, NotFloat
 		}
 	}
-	k, st := s.open(db, key, now, TypeZSet, forWrite)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forWrite)
 	defer k.release()
 	if st != OK {
 		return res, st
@@ -264,7 +265,8 @@ func (s *Store) ZAdd(db int, key []byte, f ZAddFlags, sm [][]byte, now int64) (Z
 // ZRem removes members from key's sorted set and returns how many were
 // there; the key is deleted when it is left empty.
 func (s *Store) ZRem(db int, key []byte, members [][]byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -284,7 +286,8 @@ func (s *Store) ZRem(db int, key []byte, members [][]byte, now int64) (int, Stat
 
 // ZCard returns the number of members of key's sorted set.
 func (s *Store) ZCard(db int, key []byte, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -294,7 +297,8 @@ func (s *Store) ZCard(db int, key []byte, now int64) (int, Status) {
 
 // ZScore returns member's score; ok is false when it is absent.
 func (s *Store) ZScore(db int, key, member []byte, now int64) (float64, bool, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, false, st
@@ -307,7 +311,8 @@ func (s *Store) ZScore(db int, key, member []byte, now int64) (float64, bool, St
 // member (or key) that is absent.
 func (s *Store) ZMScore(db int, key []byte, members [][]byte, now int64, dst []byte,
 	score func(dst []byte, f float64) []byte, null func(dst []byte) []byte) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st == WrongType {
 		return dst, st
@@ -327,7 +332,8 @@ func (s *Store) ZMScore(db int, key []byte, members [][]byte, now int64, dst []b
 // ZRank returns member's 0-based rank, counted from the highest score
 // when rev, and its score; ok is false when it is absent.
 func (s *Store) ZRank(db int, key, member []byte, rev bool, now int64) (int, float64, bool, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, 0, false, st
@@ -447,7 +453,8 @@ func (k *kv) zselect(sp *ZRangeSpec) (start, n int) {
 // ZRange appends the members of key's sorted set in spec's range through
 // r. It returns NotFound, leaving dst alone, when key does not exist.
 func (s *Store) ZRange(db int, key []byte, sp *ZRangeSpec, now int64, dst []byte, r ZReply) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return dst, st
@@ -463,7 +470,8 @@ func (s *Store) ZRange(db int, key []byte, sp *ZRangeSpec, now int64, dst []byte
 
 // ZCount returns the number of members in spec's score or lex range.
 func (s *Store) ZCount(db int, key []byte, sp *ZRangeSpec, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forRead)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -475,7 +483,8 @@ func (s *Store) ZCount(db int, key []byte, sp *ZRangeSpec, now int64) (int, Stat
 // ZRemRange removes the members in spec's rank, score or lex range and
 // returns their number; the key is deleted when it is left empty.
 func (s *Store) ZRemRange(db int, key []byte, sp *ZRangeSpec, now int64) (int, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return 0, st
@@ -496,7 +505,8 @@ func (s *Store) ZRemRange(db int, key []byte, sp *ZRangeSpec, now int64) (int, S
 // NotFound, leaving dst alone, when key does not exist. BZPOPMIN and
 // BZPOPMAX serve a waiter with it.
 func (s *Store) ZPop(db int, key []byte, max bool, count int, now int64, dst []byte, r ZReply) ([]byte, Status) {
-	k, st := s.open(db, key, now, TypeZSet, forUpdate)
+	var k kv
+	st := s.openInto(&k, db, key, now, TypeZSet, forUpdate)
 	defer k.release()
 	if st != OK {
 		return dst, st
