@@ -58,6 +58,7 @@ var pubsubFraming = []pubsubStep{
 	{1, "PUBSUB CHANNELS c1", 1, 0, false},
 	{1, "PUBSUB SHARDCHANNELS *", 1, 0, false},
 	{1, "PUBSUB CHANNELS a b", 1, 0, false},
+	{1, "#info pubsub_channels pubsub_patterns pubsubshard_channels", 1, 0, false},
 	{1, "PUBSUB NOSUCH", 1, 0, false},
 	{1, "INFO nosuch", 1, 0, false},
 	{0, "UNSUBSCRIBE c1 nosuch", 2, 0, false},
@@ -85,20 +86,37 @@ var pubsubFraming = []pubsubStep{
 	{0, "RESET", 1, 0, false},
 	{1, "PUBSUB NUMSUB c1", 1, 0, false},
 	{1, "PUBSUB NUMPAT", 1, 0, false},
+	{1, "#info pubsub_channels pubsub_patterns pubsubshard_channels", 1, 0, false},
 }
 
-func runPubsubScript(t *testing.T, addr string) []string {
-	conns := []*rawConn{dialRaw(t, addr), dialRaw(t, addr)}
+// runPubsubScript runs steps over conns connections to addr and returns
+// each step's replies. "{id0}" in a command stands for connection 0's
+// client id; a command "#info FIELD..." is INFO reduced to those fields'
+// lines.
+func runPubsubScript(t *testing.T, addr string, conns int, steps []pubsubStep) []string {
+	cs := make([]*rawConn, conns)
+	for i := range cs {
+		cs[i] = dialRaw(t, addr)
+	}
+	id0 := strings.TrimSpace(strings.TrimPrefix(cs[0].do("CLIENT", "ID"), ":"))
 	var out []string
-	for _, st := range pubsubFraming {
-		c := conns[st.conn]
-		c.send(multibulk(strings.Fields(st.cmd)...))
+	for _, st := range steps {
+		c := cs[st.conn]
+		args := strings.Fields(strings.ReplaceAll(st.cmd, "{id0}", id0))
+		info := args[0] == "#info"
+		if info {
+			args = []string{"INFO", "everything"}
+		}
+		c.send(multibulk(args...))
 		var got []string
 		for i := 0; i < st.n; i++ {
 			got = append(got, c.reply())
 		}
 		for i := 0; i < st.m; i++ {
-			got = append(got, conns[0].reply())
+			got = append(got, cs[0].reply())
+		}
+		if info {
+			got = infoFields(got[0], strings.Fields(st.cmd)[1:])
 		}
 		if st.skip {
 			got = nil
@@ -108,17 +126,39 @@ func runPubsubScript(t *testing.T, addr string) []string {
 	return out
 }
 
-// Subscribe confirmations, messages, pmessages, smessages, PUBSUB's
-// replies and the RESP2 subscribed mode, byte for byte as redis-server.
-func TestPubSubFramingMatchesRedis(t *testing.T) {
-	s, _ := startServer(t, Options{Loops: 2})
+// infoFields returns the lines of the INFO reply raw that name fields.
+func infoFields(raw string, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		line := f + ":<missing>"
+		for _, l := range strings.Split(raw, "\r\n") {
+			if strings.HasPrefix(l, f+":") {
+				line = l
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// diffPubsubScript runs steps on s and on a reference redis-server and
+// reports every step whose replies differ.
+func diffPubsubScript(t *testing.T, s *Server, conns int, steps []pubsubStep) {
+	t.Helper()
 	ref := startDiffRedis(t)
-	got, want := runPubsubScript(t, s.Addr()), runPubsubScript(t, ref.addr)
+	got, want := runPubsubScript(t, s.Addr(), conns, steps), runPubsubScript(t, ref.addr, conns, steps)
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("step %d:\n  got  %q\n  want %q", i, got[i], want[i])
 		}
 	}
+}
+
+// Subscribe confirmations, messages, pmessages, smessages, PUBSUB's
+// replies and the RESP2 subscribed mode, byte for byte as redis-server.
+func TestPubSubFramingMatchesRedis(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	diffPubsubScript(t, s, 2, pubsubFraming)
 }
 
 // readMessages reads n messages from rc and checks they are msg-0 ... in order.
