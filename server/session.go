@@ -202,6 +202,7 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
 	c.markJournal() // notify.go
+	dirty := c.dirty
 	cmd.Fn(c)
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
@@ -210,8 +211,8 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 		}
 		cl.endTrackingCommand(cmd)
 	}
-	if cmd.Flags&flagWrite != 0 && s.tracking.n.Load() > 0 {
-		s.trackWrite(c, cmd) // tracking.go: invalidations of the keys written
+	if cmd.Flags&flagWrite != 0 && c.dirty > dirty && s.tracking.n.Load() > 0 {
+		s.trackWrite(c, cmd) // tracking.go: invalidations of the keys written, if it changed any (Redis's signalModifiedKey)
 	}
 	if ord {
 		s.propagateCall(c, cmd, mark.out) // before the pops it serves

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"github.com/loopkv/loopkv/config"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -332,6 +333,9 @@ func (s *Server) trackRead(c *cmdCtx, cmd *command) {
 
 // trackWrite sends the invalidations of the keys cmd wrote. A write
 // without key specs (FLUSHDB, FLUSHALL, SWAPDB) invalidates everything.
+// The clients that read a key get one invalidation per key; a BCAST client
+// gets one per prefix of its own with every key the command wrote under it
+// (Redis collects those for the event loop's round, in beforeSleep).
 func (s *Server) trackWrite(c *cmdCtx, cmd *command) {
 	if len(cmd.Keys) == 0 {
 		s.invalidateAll(c)
@@ -342,48 +346,86 @@ func (s *Server) trackWrite(c *cmdCtx, cmd *command) {
 	if !ok {
 		return
 	}
+	var kbuf [8][]byte
+	keys := kbuf[:0]
 	for _, r := range refs {
 		if r.Flags&keyRO != 0 && r.Flags&(keyRW|keyOW|keyRM) == 0 {
 			continue
 		}
 		s.invalidateKey(c, c.args[r.Pos])
+		keys = append(keys, c.args[r.Pos])
+	}
+	if len(keys) > 0 {
+		s.broadcastKeys(c, keys)
 	}
 }
 
-// invalidateKey tells the clients that read key, and the BCAST clients
-// whose prefix it has, that it changed. c is the writer (nil for the
-// table's own evictions), skipped by NOLOOP clients.
+// invalidateKey tells the clients that read key that it changed and
+// forgets it. c is the writer (nil for the table's own evictions), skipped
+// by NOLOOP clients.
 func (s *Server) invalidateKey(c *cmdCtx, key []byte) {
 	t := &s.tracking
-	var to []*client
+	var targets []trackTarget
 	t.mu.Lock()
 	for cl := range t.keys[string(key)] {
-		to = append(to, cl)
-	}
-	delete(t.keys, string(key))
-	for _, b := range t.bcast {
-		for _, p := range b.track.prefixes {
-			if bytes.HasPrefix(key, []byte(p)) {
-				to = append(to, b)
-				break
-			}
-		}
-		if len(b.track.prefixes) == 0 {
-			to = append(to, b)
-		}
-	}
-	var targets []trackTarget
-	for _, cl := range to {
 		ts := cl.track
 		if ts == nil || (c != nil && ts.noloop && cl == c.cl) {
 			continue
 		}
 		targets = append(targets, trackTarget{cl.conn, ts.redirect})
 	}
+	delete(t.keys, string(key))
 	t.mu.Unlock()
+	one := [1][]byte{key}
 	for _, tg := range targets {
-		s.sendInvalidation(c, tg, key)
+		s.sendInvalidation(c, tg, one[:])
 	}
+}
+
+// broadcastKeys sends each BCAST client, for each of its prefixes in
+// order (none: the empty prefix), the keys written under it, but not to
+// a NOLOOP client that wrote them.
+func (s *Server) broadcastKeys(c *cmdCtx, keys [][]byte) {
+	t := &s.tracking
+	type batch struct {
+		tg   trackTarget
+		keys [][]byte
+	}
+	var out []batch
+	t.mu.Lock()
+	for _, b := range t.bcast {
+		ts := b.track
+		if ts == nil || (ts.noloop && b == c.cl) {
+			continue
+		}
+		prefixes := ts.prefixes
+		if len(prefixes) == 0 {
+			prefixes = []string{""}
+		}
+		for _, p := range sortedPrefixes(prefixes) {
+			var match [][]byte
+			for _, k := range keys {
+				if bytes.HasPrefix(k, []byte(p)) {
+					match = append(match, k)
+				}
+			}
+			if len(match) > 0 {
+				out = append(out, batch{trackTarget{b.conn, ts.redirect}, match})
+			}
+		}
+	}
+	t.mu.Unlock()
+	for _, bt := range out {
+		s.sendInvalidation(c, bt.tg, bt.keys)
+	}
+}
+
+// sortedPrefixes returns prefixes in Redis's prefix-table (byte) order.
+func sortedPrefixes(prefixes []string) []string {
+	if slices.IsSorted(prefixes) {
+		return prefixes
+	}
+	return slices.Sorted(slices.Values(prefixes))
 }
 
 type trackTarget struct {
@@ -419,9 +461,10 @@ func (s *Server) invalidateAll(c *cmdCtx) {
 	}
 }
 
-// sendInvalidation posts one invalidation (key nil: all keys) to the
-// tracking client, or to the client it redirects to.
-func (s *Server) sendInvalidation(c *cmdCtx, tg trackTarget, key []byte) {
+// sendInvalidation posts one invalidation of keys (nil: all keys) to the
+// tracking client, or to the client it redirects to. The writer's own
+// invalidation follows its reply, as in Redis.
+func (s *Server) sendInvalidation(c *cmdCtx, tg trackTarget, keys [][]byte) {
 	cs := tg.cs
 	if tg.redirect != 0 {
 		cs = s.clients.get(tg.redirect)
@@ -444,11 +487,17 @@ func (s *Server) sendInvalidation(c *cmdCtx, tg trackTarget, key []byte) {
 		b = resp.AppendBulkString(b, "message")
 		b = resp.AppendBulkString(b, invalidateChannel)
 	}
-	if key == nil {
+	if keys == nil {
 		b = resp.AppendNullArray(b, proto)
 	} else {
-		b = resp.AppendArrayLen(b, 1)
-		b = resp.AppendBulk(b, key)
+		b = resp.AppendArrayLen(b, len(keys))
+		for _, k := range keys {
+			b = resp.AppendBulk(b, k)
+		}
+	}
+	if c != nil && c.cl.conn == cs {
+		c.out = append(c.out, b...)
+		return
 	}
 	s.post(cs, s.cfg.pubsubLimit(), now, b)
 }

@@ -16,6 +16,7 @@ func init() {
 	}{
 		{"TrackingInvalidatesAcrossLoops", TestTrackingInvalidatesAcrossLoops},
 		{"RueidisDefaultOptionsSeeWrites", TestRueidisDefaultOptionsSeeWrites},
+		{"TrackingInvalidationsMatchRedis", TestTrackingInvalidationsMatchRedis},
 	}...)
 }
 
@@ -35,6 +36,89 @@ var trackingDiffCases = []diffCase{
 }
 
 func TestTrackingCommandsMatchRedis(t *testing.T) { runDiff(t, trackingDiffCases) }
+
+// trackingScript: connection 0 tracks (RESP3, then RESP2 as the redirect
+// target of connection 2), connection 1 writes. A push that should not
+// come shows as a misplaced reply in a later step.
+var trackingScript = []pubsubStep{
+	{0, "HELLO 3", 1, 0, true},
+	// BCAST with prefixes: one push per batch of keys, self-writes too
+	{0, "CLIENT TRACKING ON BCAST PREFIX a: PREFIX b:", 1, 0, false},
+	{1, "#info tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes", 1, 0, false},
+	{1, "SET a:1 x", 1, 1, false},
+	{1, "SET c:1 x", 1, 0, false},
+	{1, "MSET b:1 x b:2 y c:2 z", 1, 1, false},
+	{0, "SET a:2 x", 2, 0, false},
+	{0, "CLIENT TRACKING OFF", 1, 0, false},
+	{0, "CLIENT TRACKING ON BCAST PREFIX a: NOLOOP", 1, 0, false},
+	{0, "SET a:3 x", 1, 0, false},
+	{1, "SET a:3 y", 1, 1, false},
+	{0, "CLIENT TRACKING OFF", 1, 0, false},
+	// OPTIN: only reads after CLIENT CACHING YES are tracked
+	{0, "CLIENT TRACKING ON OPTIN", 1, 0, false},
+	{0, "GET k1", 1, 0, false},
+	{1, "SET k1 v", 1, 0, false},
+	{0, "CLIENT CACHING YES", 1, 0, false},
+	{0, "GET k2", 1, 0, false},
+	{0, "GET k1", 1, 0, false},
+	{1, "SET k1 w", 1, 0, false},
+	{1, "SET k2 v", 1, 1, false},
+	{0, "CLIENT TRACKING OFF", 1, 0, false},
+	// OPTOUT: every read but those after CLIENT CACHING NO
+	{0, "CLIENT TRACKING ON OPTOUT", 1, 0, false},
+	{0, "CLIENT CACHING NO", 1, 0, false},
+	{0, "GET k3", 1, 0, false},
+	{0, "GET k4", 1, 0, false},
+	{1, "SET k3 v", 1, 0, false},
+	{1, "SET k4 v", 1, 1, false},
+	{0, "CLIENT TRACKING OFF", 1, 0, false},
+	// NOLOOP: an own write invalidates without a push, and forgets the key
+	{0, "CLIENT TRACKING ON NOLOOP", 1, 0, false},
+	{0, "GET k5", 1, 0, false},
+	{0, "SET k5 x", 1, 0, false},
+	{1, "SET k5 y", 1, 0, false},
+	{1, "MSET m1 a m2 b m3 c", 1, 0, false},
+	{0, "MGET m1 m2 m3", 1, 0, false},
+	{1, "DEL m1 m2", 1, 2, false},
+	{1, "#info tracking_clients tracking_total_keys tracking_total_items tracking_total_prefixes", 1, 0, false},
+	{1, "EXPIRE m3 100", 1, 0, false},
+	{1, "SET m3 v", 1, 1, false},
+	{0, "GET m3", 1, 0, false},
+	{1, "FLUSHDB", 1, 1, false},
+	{0, "CLIENT TRACKING OFF", 1, 0, false},
+	{0, "CLIENT TRACKING ON", 1, 0, false},
+	{0, "GET s1", 1, 0, false},
+	{0, "SET s1 v", 2, 0, false},
+	{0, "GET m9", 1, 0, false},
+	{1, "DEL m9", 1, 0, false},
+	{1, "SET m8 v", 1, 0, false},
+	{0, "PING", 1, 0, false},
+	{1, "SET m9 v", 1, 1, false},
+	// RESET ends tracking
+	{0, "GET r1", 1, 0, false},
+	{0, "RESET", 1, 0, false},
+	{1, "SET r1 v", 1, 0, false},
+	{1, "#info tracking_clients tracking_total_keys", 1, 0, false},
+	// RESP2: connection 2 redirects to 0, subscribed to __redis__:invalidate
+	{0, "SUBSCRIBE __redis__:invalidate", 1, 0, false},
+	{2, "CLIENT TRACKING ON REDIRECT {id0}", 1, 0, false},
+	{2, "GET x1", 1, 0, false},
+	{1, "SET x1 v", 1, 1, false},
+	{2, "CLIENT TRACKING ON REDIRECT {id0} BCAST PREFIX y", 1, 0, false},
+	{2, "CLIENT TRACKING OFF", 1, 0, false},
+	{2, "CLIENT TRACKING ON REDIRECT {id0} BCAST PREFIX y", 1, 0, false},
+	{1, "SET y1 v", 1, 1, false},
+	{1, "SET z1 v", 1, 0, false},
+	{0, "PING", 1, 0, false},
+}
+
+// Invalidation pushes and messages in every tracking mode (BCAST with
+// prefixes, OPTIN, OPTOUT, NOLOOP, REDIRECT in RESP2), byte for byte as
+// redis-server sends them, and the INFO tracking fields.
+func TestTrackingInvalidationsMatchRedis(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	diffPubsubScript(t, s, 3, trackingScript)
+}
 
 // A RESP3 tracking client gets an invalidation push when a client on
 // another loop writes a key it read; a RESP2 client's invalidations go to
@@ -77,7 +161,7 @@ func TestTrackingInvalidatesAcrossLoops(t *testing.T) {
 		t.Fatalf("CLIENT LIST = %q", got)
 	}
 	c.do("MGET", "x", "y")
-	b.do("DEL", "y")
+	b.do("SET", "y", "1") // a write that changes y (DEL of a missing key tells nobody, as in Redis)
 	if got := r.reply(); got != "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$1\r\ny\r\n" {
 		t.Fatalf("redirected invalidation = %q", got)
 	}
