@@ -175,6 +175,21 @@ func TestBlockingTimeoutsUnblockAndDisconnect(t *testing.T) {
 		}
 	}
 
+	killed := dialRaw(t, s.Addr())
+	kid := strings.TrimSpace(strings.TrimPrefix(killed.do("CLIENT", "ID"), ":"))
+	killed.send(multibulk("BLPOP", "q", "0"))
+	waitForBlocked(t, s, 1)
+	if got := admin.do("CLIENT", "KILL", "ID", kid); got != ":1\r\n" {
+		t.Fatalf("CLIENT KILL ID of a blocked client = %q", got)
+	}
+	if got := killed.expectClosed(); got != "" {
+		t.Fatalf("a killed blocked client read %q", got)
+	}
+	waitForBlocked(t, s, 0)
+	if got := infoValue(t, admin, "total_blocking_keys"); got != "0" {
+		t.Fatalf("total_blocking_keys after CLIENT KILL = %s", got)
+	}
+
 	gone := dialRaw(t, s.Addr())
 	gone.send(multibulk("BLPOP", "q", "0"))
 	waitForBlocked(t, s, 1)
@@ -246,15 +261,25 @@ func TestBlockingMoveChainsAndPipelines(t *testing.T) {
 }
 
 // A TLS client blocked long enough for its connection to release its key
-// schedules still gets its element, and its connection works on.
+// schedules still gets its element, pushed by a client on the other loop,
+// and its connection works on.
 func TestBlockingTLSWaiterAfterKeyRelease(t *testing.T) {
 	p := newTestPKI(t)
 	s := startTLSServer(t, p, Options{Loops: 2})
-	admin := dialRaw(t, s.Addr())
 	c := dialTLS(t, s.TLSAddr(), p.clientConfig())
 	r := bufio.NewReader(c)
-	if got := tlsDo(t, c, r, "PING"); got != "+PONG\r\n" {
-		t.Fatalf("PING = %q", got)
+	id, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(tlsDo(t, c, r, "CLIENT", "ID"), ":")), 10, 64)
+	if err != nil || s.clients.get(id) == nil {
+		t.Fatalf("CLIENT ID over TLS: %d %v", id, err)
+	}
+	var admin *rawConn
+	for i := 0; i < 32 && admin == nil; i++ {
+		if a := dialRaw(t, s.Addr()); clientLoop(t, s, a) != s.clients.get(id).ls {
+			admin = a
+		}
+	}
+	if admin == nil {
+		t.Fatal("no plaintext connection landed on the other loop")
 	}
 	if _, err := c.Write([]byte(multibulk("BLPOP", "q", "0"))); err != nil {
 		t.Fatal(err)
