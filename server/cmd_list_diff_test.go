@@ -52,6 +52,14 @@ var listDiffCases = []diffCase{
 		"LMPOP 1 a LEFT COUNT -2", "LMPOP 1 a LEFT COUNT 1 COUNT 1", "LMPOP 1 a LEFT FOO", "LMPOP 2 s a LEFT",
 		"LMPOP 2 a s LEFT", "LMPOP 1 a", "#proto 3", "LMPOP 1 missing LEFT", "LMPOP 1 a RIGHT COUNT 2",
 	}},
+	{"resp3", []string{
+		"CONFIG SET list-max-listpack-size 4", "#proto 3", "RPUSH l 0 1 2 3 4 5 6 7 8 9", "LRANGE l -3 -1", "LRANGE l 5 1",
+		"LRANGE missing 0 -1", "LINDEX l -1", "LINDEX l 10", "LINDEX missing 0", "LSET l -2 x", "LSET l 10 x", "LINSERT l BEFORE nope y",
+		"LINSERT missing BEFORE a b", "LINSERT l AFTER x y", "LREM l -1 y", "LTRIM l 1 -2", "LRANGE l 0 -1", "LPOS l x", "LPOS l nope",
+		"LPOS l 5 RANK -1 COUNT 0", "LPOS l nope COUNT 2", "LMOVE missing d LEFT RIGHT", "RPOPLPUSH missing d", "LMOVE l d RIGHT LEFT",
+		"RPOPLPUSH l d", "LRANGE d 0 -1", "LMPOP 2 missing l RIGHT COUNT 3", "LMPOP 1 missing LEFT", "RPOP missing", "RPOP missing 3",
+		"LPOP l 100", "EXISTS l", "LLEN missing", "LPUSHX missing a", "SET s v", "LINDEX s 0", "LMOVE s d LEFT LEFT",
+	}},
 }
 
 func TestListCommandsMatchRedis(t *testing.T) { runDiff(t, listDiffCases) }
