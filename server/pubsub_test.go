@@ -282,14 +282,27 @@ func TestPubSubFanOutOverTLS(t *testing.T) {
 // A subscriber that does not read is closed once its pending output passes
 // client-output-buffer-limit pubsub; the publisher never waits and the
 // other subscribers keep receiving.
+// Over plaintext and over TLS (the subscribers'), on both loops.
 func TestPubSubSlowSubscriberIsCut(t *testing.T) {
-	s, _ := startServer(t, Options{Loops: 2})
+	p := newTestPKI(t)
+	s := startTLSServer(t, p, Options{Loops: 2})
+	t.Run("plaintext", func(t *testing.T) {
+		slowSubscriberCut(t, s, func() *rawConn { return dialRaw(t, s.Addr()) })
+	})
+	t.Run("tls", func(t *testing.T) {
+		slowSubscriberCut(t, s, func() *rawConn { return dialRawTLS(t, p, s.TLSAddr()) })
+	})
+}
+
+// slowSubscriberCut subscribes a slow and a fast client from dial, and
+// publishes past the slow one's limit.
+func slowSubscriberCut(t *testing.T, s *Server, dial func() *rawConn) {
 	pub := dialRaw(t, s.Addr())
 	if got := pub.do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 1mb 256kb 60"); got != "+OK\r\n" {
 		t.Fatalf("CONFIG SET = %q", got)
 	}
-	slow := dialRaw(t, s.Addr())
-	fast := dialRaw(t, s.Addr())
+	slow := dial()
+	fast := dial()
 	slow.do("SUBSCRIBE", "ch")
 	fast.do("SUBSCRIBE", "ch")
 	payload := strings.Repeat("x", 64<<10)
