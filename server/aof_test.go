@@ -22,6 +22,7 @@ func init() {
 		{"ScheduledRewriteRunsOnce", TestScheduledRewriteRunsOnce},
 		{"AOFAlwaysRepliesAfterTheWrite", TestAOFAlwaysRepliesAfterTheWrite},
 		{"AOFAlwaysAcrossReopen", TestAOFAlwaysAcrossReopen},
+		{"AOFAutoRewriteOnGrowth", TestAOFAutoRewriteOnGrowth},
 	}...)
 }
 
@@ -315,5 +316,43 @@ func TestScheduledRewriteRunsOnce(t *testing.T) {
 		if got := infoField(info, strings.Split(f, ":")[0]+":"); got != f {
 			t.Errorf("%s, want %s", got, f)
 		}
+	}
+}
+
+// TestAOFAutoRewriteOnGrowth: once the log passes auto-aof-rewrite-min-size
+// and has grown auto-aof-rewrite-percentage over its base, the server
+// rewrites it by itself; the new base holds the keyspace, and a restart
+// loads it.
+func TestAOFAutoRewriteOnGrowth(t *testing.T) {
+	dir := t.TempDir()
+	s, rc := aofServer(t, dir, "everysec")
+	for _, kv := range [][2]string{{"auto-aof-rewrite-percentage", "100"}, {"auto-aof-rewrite-min-size", "4kb"}} {
+		if r := rc.do("CONFIG", "SET", kv[0], kv[1]); r != "+OK\r\n" {
+			t.Fatalf("CONFIG SET %s: %q", kv[0], r)
+		}
+	}
+	if got := infoValue(t, rc, "aof_rewrites"); got != "0" {
+		t.Fatalf("aof_rewrites before any growth = %s", got)
+	}
+	base0, _ := strconv.Atoi(infoValue(t, rc, "aof_base_size"))
+	val := strings.Repeat("v", 100)
+	for i := 0; i < 100; i++ { // about 13 KiB of SETs: past the minimum and 100 % over the base
+		if r := rc.do("SET", "k"+strconv.Itoa(i), val); r != "+OK\r\n" {
+			t.Fatalf("SET: %q", r)
+		}
+	}
+	waitFor(t, func() bool { return infoValue(t, rc, "aof_rewrites") == "1" }, "an automatic AOF rewrite")
+	waitRewrite(t, rc)
+	if base, _ := strconv.Atoi(infoValue(t, rc, "aof_base_size")); base <= base0 {
+		t.Fatalf("aof_base_size %d after the rewrite, %d before the writes", base, base0)
+	}
+	stopServer(t, s)
+	s2, rc2 := aofServer(t, dir, "everysec")
+	defer stopServer(t, s2)
+	if got := rc2.do("DBSIZE"); got != ":100\r\n" {
+		t.Fatalf("DBSIZE after restart = %q", got)
+	}
+	if got := rc2.do("GET", "k99"); got != "$100\r\n"+val+"\r\n" {
+		t.Fatalf("GET k99 after restart = %q", got)
 	}
 }
