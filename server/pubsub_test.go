@@ -80,6 +80,8 @@ var pubsubFraming = []pubsubStep{
 	{0, "PSUBSCRIBE c*", 1, 0, false},
 	{0, "GET x", 1, 0, false},
 	{0, "PING", 1, 0, false},
+	{0, "SSUBSCRIBE s1 s2", 2, 0, false},
+	{0, "#client flags sub psub ssub multi", 1, 0, false},
 	{1, "PUBLISH c1 m4", 1, 2, false},
 	{0, "PUBLISH c1 self", 3, 0, false},
 	{0, "UNSUBSCRIBE nosuch", 1, 0, false},
@@ -92,7 +94,7 @@ var pubsubFraming = []pubsubStep{
 // runPubsubScript runs steps over conns connections to addr and returns
 // each step's replies. "{id0}" in a command stands for connection 0's
 // client id; a command "#info FIELD..." is INFO reduced to those fields'
-// lines.
+// lines, "#client FIELD..." CLIENT INFO reduced to those fields.
 func runPubsubScript(t *testing.T, addr string, conns int, steps []pubsubStep) []string {
 	cs := make([]*rawConn, conns)
 	for i := range cs {
@@ -103,9 +105,12 @@ func runPubsubScript(t *testing.T, addr string, conns int, steps []pubsubStep) [
 	for _, st := range steps {
 		c := cs[st.conn]
 		args := strings.Fields(strings.ReplaceAll(st.cmd, "{id0}", id0))
-		info := args[0] == "#info"
-		if info {
+		info, clientInfo := args[0] == "#info", args[0] == "#client"
+		switch {
+		case info:
 			args = []string{"INFO", "everything"}
+		case clientInfo:
+			args = []string{"CLIENT", "INFO"}
 		}
 		c.send(multibulk(args...))
 		var got []string
@@ -115,8 +120,11 @@ func runPubsubScript(t *testing.T, addr string, conns int, steps []pubsubStep) [
 		for i := 0; i < st.m; i++ {
 			got = append(got, cs[0].reply())
 		}
-		if info {
+		switch {
+		case info:
 			got = infoFields(got[0], strings.Fields(st.cmd)[1:])
+		case clientInfo:
+			got = clientInfoFields(got[0], strings.Fields(st.cmd)[1:])
 		}
 		if st.skip {
 			got = nil
@@ -137,6 +145,22 @@ func infoFields(raw string, fields []string) []string {
 			}
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// clientInfoFields returns the FIELD=value pairs of a CLIENT INFO reply
+// raw that name fields.
+func clientInfoFields(raw string, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		pair := f + "=<missing>"
+		for _, p := range strings.Fields(raw) {
+			if strings.HasPrefix(p, f+"=") {
+				pair = p
+			}
+		}
+		out = append(out, pair)
 	}
 	return out
 }
