@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ func init() {
 		{"TrackingInvalidatesAcrossLoops", TestTrackingInvalidatesAcrossLoops},
 		{"RueidisDefaultOptionsSeeWrites", TestRueidisDefaultOptionsSeeWrites},
 		{"TrackingInvalidationsMatchRedis", TestTrackingInvalidationsMatchRedis},
+		{"TrackingTableIsBounded", TestTrackingTableIsBounded},
 	}...)
 }
 
@@ -219,5 +221,52 @@ func TestRueidisDefaultOptionsSeeWrites(t *testing.T) {
 				t.Fatalf("DoCache after another client's write = %q", v)
 			}
 		})
+	}
+}
+
+// tracking-table-max-keys bounds the table: past it, keys are dropped and
+// their readers told (one invalidation each); the keys kept stay tracked.
+func TestTrackingTableIsBounded(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	a := dialRaw(t, s.Addr())
+	b := otherLoopConn(t, s, a)
+	a.do("HELLO", "3")
+	if got := b.do("CONFIG", "SET", "tracking-table-max-keys", "3"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET = %q", got)
+	}
+	a.do("CLIENT", "TRACKING", "ON")
+	const n = 10
+	for i := 0; i < n; i++ {
+		a.send(multibulk("GET", "k"+strconv.Itoa(i)))
+	}
+	dropped := map[string]bool{}
+	for replies := 0; replies < n || len(dropped) < n-3; {
+		got := a.reply()
+		if !strings.HasPrefix(got, ">") {
+			if got != "_\r\n" {
+				t.Fatalf("GET = %q", got)
+			}
+			replies++
+			continue
+		}
+		key := strings.TrimPrefix(strings.TrimSuffix(got, "\r\n"), ">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\n")
+		if len(key) != 2 || dropped[key] {
+			t.Fatalf("invalidation %q (dropped so far %v)", got, dropped)
+		}
+		dropped[key] = true
+	}
+	if got := infoValue(t, b, "tracking_total_keys"); got != "3" {
+		t.Fatalf("tracking_total_keys = %s, want 3", got)
+	}
+	for i := 0; i < n; i++ {
+		if k := "k" + strconv.Itoa(i); !dropped[k] {
+			b.do("SET", k, "v")
+			if got := a.reply(); got != ">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\n"+k+"\r\n" {
+				t.Fatalf("invalidation of kept key %s = %q", k, got)
+			}
+		}
+	}
+	if got := a.do("PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING after the invalidations = %q", got)
 	}
 }
