@@ -23,6 +23,7 @@ func init() {
 		{"AOFAlwaysRepliesAfterTheWrite", TestAOFAlwaysRepliesAfterTheWrite},
 		{"AOFAlwaysAcrossReopen", TestAOFAlwaysAcrossReopen},
 		{"AOFAutoRewriteOnGrowth", TestAOFAutoRewriteOnGrowth},
+		{"FullDiskFailsTheAOFWrite", TestFullDiskFailsTheAOFWrite},
 	}...)
 }
 
@@ -354,5 +355,44 @@ func TestAOFAutoRewriteOnGrowth(t *testing.T) {
 	}
 	if got := rc2.do("GET", "k99"); got != "$100\r\n"+val+"\r\n" {
 		t.Fatalf("GET k99 after restart = %q", got)
+	}
+}
+
+// TestFullDiskFailsTheAOFWrite: an AOF write into a full disk (everysec)
+// turns aof_last_write_status to err and writes get Redis's MISCONF while
+// reads go on; once space is freed, the failed write is retried and writes
+// are accepted again.
+func TestFullDiskFailsTheAOFWrite(t *testing.T) {
+	dir := t.TempDir()
+	mountTmpfs(t, dir, "size=1m")
+	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: dir},
+		AOF: AOFOptions{AppendOnly: "yes", AppendFsync: "everysec"}})
+	rc := dialRaw(t, s.Addr())
+	rc.do("SET", "small", "v")
+	waitFor(t, func() bool {
+		return infoValue(t, rc, "aof_pending_bio_fsync") == "0" && infoValue(t, rc, "aof_buffer_length") == "0"
+	}, "the first write on disk")
+	fill := filepath.Join(dir, "fill")
+	if err := os.WriteFile(fill, make([]byte, 1<<20), 0o600); err == nil {
+		t.Fatal("a 1 MiB file fit in the 1 MiB tmpfs beside the AOF")
+	}
+	if r := rc.do("SET", "big", strings.Repeat("x", 64<<10)); r != "+OK\r\n" { // everysec: accepted, written later
+		t.Fatalf("SET big = %q", r)
+	}
+	misconf := "-" + errAOFWritePrefix + "No space left on device\r\n"
+	// MISCONF follows the log's status at the next server tick (INFO shows it at once)
+	waitFor(t, func() bool { return rc.do("SET", "k", "v") == misconf }, "writes refused with MISCONF")
+	if got := infoValue(t, rc, "aof_last_write_status"); got != "err" {
+		t.Errorf("aof_last_write_status = %s while writes get MISCONF", got)
+	}
+	if r := rc.do("GET", "small"); r != "$1\r\nv\r\n" {
+		t.Errorf("GET = %q", r)
+	}
+	if err := os.Remove(fill); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return rc.do("SET", "k", "v") == "+OK\r\n" }, "writes accepted once the pending write is retried into the room")
+	if got := infoValue(t, rc, "aof_last_write_status"); got != "ok" {
+		t.Errorf("aof_last_write_status = %s once writes are accepted again", got)
 	}
 }
