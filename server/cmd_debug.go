@@ -524,6 +524,7 @@ func debugReload(c *cmdCtx) {
 	}
 	if !o.noFlush && s.watches.n.Load() > 0 {
 		s.touchWatched(c, lookupCommand(c.args[0])) // multi.go: a row without keys marks every watcher, as the flush
+		c.settleWatched(true)                       // the reload replaces every key
 	}
 	switch {
 	case !parkable(c):

@@ -31,7 +31,10 @@ type cmdCtx struct {
 	propSeq   uint64 // the highest change sequence the replies in out depend on; 0 for none
 	propJ     int    // journal entries propagated already
 	propDirty int64  // c.dirty when the running call began
-	replay    bool   // the AOF loader's: runs while the server is loading
+	// the watchers the running write marked pending (touchWatched), to
+	// settle after it; reused
+	touched []*watchState
+	replay  bool // the AOF loader's: runs while the server is loading
 	// idle parsers lent to the clients for a batch (session.go lendParser)
 	spares []*resp.Parser
 	// while EXEC runs: the transaction, which gathers its commands'

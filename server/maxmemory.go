@@ -117,8 +117,7 @@ func (s *Server) checkMemoryOn(view *store.Store, cmd *command, now int64) (errT
 	if limit <= 0 || s.store.UsedMemory() <= limit {
 		return ""
 	}
-	n, st := view.Evict(now, s.cfg.mem.evictOptions())
-	s.countEviction(n)
+	_, st := view.Evict(now, s.cfg.mem.evictOptions())
 	if st == store.OutOfMemory && cmd.Flags&flagDenyOOM != 0 {
 		return errOOM
 	}
@@ -140,8 +139,7 @@ var memorySettings = []configParam{
 			// Redis starts evicting at once when the limit drops below use.
 			now := time.Now().UnixMilli()
 			s.inBackground(now, func(st *store.Store) { // notify.go
-				evicted, _ := st.Evict(now, s.cfg.mem.evictOptions())
-				s.countEviction(evicted)
+				_, _ = st.Evict(now, s.cfg.mem.evictOptions())
 			})
 		},
 		opt: func(o *Options, v config.Value) string {

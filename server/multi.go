@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,9 +120,11 @@ func (m *multiState) release() {
 
 // watchState is a client's watched keys; nil when it watches none.
 type watchState struct {
-	dirty   atomic.Bool // a watched key was written (set by any loop)
+	dirty atomic.Bool // a watched key was changed (set by any loop)
+	// writes of watched keys in flight: marked before the write, settled
+	// after it (touchWatched, settleWatched); EXEC aborts while one is
+	pending atomic.Int32
 	keys    []watchedKey
-	evicted int64 // the server's eviction count at the first WATCH
 }
 
 type watchedKey struct {
@@ -238,7 +241,7 @@ func cmdWatch(c *cmdCtx) {
 	}
 	s := c.srv
 	if cl.watch == nil {
-		cl.watch = &watchState{evicted: s.evictions.Load()}
+		cl.watch = &watchState{}
 	}
 	ws := cl.watch
 	wt := &s.watches
@@ -304,45 +307,142 @@ func (s *Server) unwatchAll(cl *client) {
 	wt.mu.Unlock()
 }
 
-// touchWatched marks the watchers of the keys cmd is about to write dirty.
-// A write without key specs (FLUSHDB, FLUSHALL, SWAPDB) marks every
-// watcher; MOVE and COPY mark their keys' watchers in every database.
+// touchWatched marks the watchers of the keys cmd is about to write
+// pending, before the write, so that an EXEC locking after the write sees
+// the mark; settleWatched then makes them dirty if the command changed
+// the keyspace, as Redis's signalModifiedKey touches watchers only on a
+// change (a DEL of a missing key, a SET NX that did not set, an LPUSHX of
+// a missing list abort nothing). A write without key specs marks every
+// watcher, except FLUSHDB, FLUSHALL and SWAPDB, which mark the watchers
+// of keys that exist in the databases they empty or swap (Redis's
+// touchAllWatchedKeysInDb); MOVE and COPY mark their keys' watchers in
+// every database. The watchers marked are in c.touched.
 func (s *Server) touchWatched(c *cmdCtx, cmd *command) {
 	wt := &s.watches
 	var buf [8]keyRef
 	refs, ok := commandKeys(cmd, c.args, buf[:], keysPartial)
+	if !ok || len(cmd.Keys) == 0 {
+		s.touchKeyless(c, cmd)
+		return
+	}
 	anyDB := cmd.Name == "move" || cmd.Name == "copy"
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
-	if !ok || len(cmd.Keys) == 0 {
-		for _, rs := range wt.keys {
-			for _, r := range rs {
-				r.w.dirty.Store(true)
-			}
-		}
-		return
-	}
 	for _, ref := range refs {
 		if ref.Flags&keyRO != 0 && ref.Flags&(keyRW|keyOW|keyRM) == 0 {
 			continue
 		}
 		for _, r := range wt.keys[string(c.args[ref.Pos])] {
 			if anyDB || r.db == c.db() {
-				r.w.dirty.Store(true)
+				c.markWatcher(r.w)
 			}
 		}
 	}
 }
 
-// watchBroken reports whether EXEC must abort: a watched key was written,
-// expired since WATCH, or a key was evicted. Run under the transaction's
-// locks.
+// markWatcher marks w pending for the running command.
+func (c *cmdCtx) markWatcher(w *watchState) {
+	w.pending.Add(1)
+	c.touched = append(c.touched, w)
+}
+
+// settleWatched settles what touchWatched marked: dirty if the command
+// changed the keyspace, then no longer pending (in that order, so that an
+// EXEC never sees a changed key as neither).
+func (c *cmdCtx) settleWatched(changed bool) {
+	for i, w := range c.touched {
+		if changed {
+			w.dirty.Store(true)
+		}
+		w.pending.Add(-1)
+		c.touched[i] = nil
+	}
+	c.touched = c.touched[:0]
+}
+
+// touchKeyless marks the watchers a write without key specs touches.
+func (s *Server) touchKeyless(c *cmdCtx, cmd *command) {
+	exists := func(db int, key string) bool { return false }
+	switch cmd.Name {
+	case "flushdb", "flushall", "swapdb":
+		exists = func(db int, key string) bool { return c.store.Exists(db, []byte(key), c.now) }
+	}
+	var dbs [2]int
+	switch cmd.Name {
+	case "flushdb":
+		dbs[0], dbs[1] = c.db(), -1
+	case "swapdb":
+		a, errA := strconv.Atoi(string(c.args[1]))
+		b, errB := strconv.Atoi(string(c.args[2]))
+		if errA != nil || errB != nil || a < 0 || b < 0 || a >= c.srv.store.Databases() || b >= c.srv.store.Databases() {
+			return // refused: touches nothing
+		}
+		dbs[0], dbs[1] = a, b
+	}
+	// the candidates under the table's lock, the store after it (the
+	// store's locks come first where both are held: evictions)
+	type cand struct {
+		w   *watchState
+		db  int
+		key string
+	}
+	var cbuf [8]cand
+	cands := cbuf[:0]
+	wt := &s.watches
+	wt.mu.Lock()
+	for key, rs := range wt.keys {
+		for _, r := range rs {
+			cands = append(cands, cand{r.w, r.db, key})
+		}
+	}
+	wt.mu.Unlock()
+	for _, cd := range cands {
+		touch := false
+		switch cmd.Name {
+		case "flushall":
+			touch = exists(cd.db, cd.key)
+		case "flushdb":
+			touch = cd.db == dbs[0] && exists(cd.db, cd.key)
+		case "swapdb":
+			// a key of either database is touched if it exists in it or
+			// in the one swapped in
+			if cd.db == dbs[0] || cd.db == dbs[1] {
+				touch = exists(dbs[0], cd.key) || exists(dbs[1], cd.key)
+			}
+		default:
+			touch = true
+		}
+		if touch {
+			c.markWatcher(cd.w)
+		}
+	}
+}
+
+// touchEvicted marks the watchers of an evicted key dirty: Evict deleted
+// it (a journal's OnRecord, under the key's shard lock).
+func (s *Server) touchEvicted(db int, key []byte) {
+	if s.watches.n.Load() == 0 {
+		return
+	}
+	wt := &s.watches
+	wt.mu.Lock()
+	for _, r := range wt.keys[string(key)] {
+		if r.db == db {
+			r.w.dirty.Store(true)
+		}
+	}
+	wt.mu.Unlock()
+}
+
+// watchBroken reports whether EXEC must abort: a watched key was changed,
+// is being written, or expired since WATCH (Redis 7.0). Run under the
+// transaction's locks.
 func (s *Server) watchBroken(cl *client, now int64) bool {
 	ws := cl.watch
 	if ws == nil {
 		return false
 	}
-	if ws.dirty.Load() || s.evictions.Load() != ws.evicted {
+	if ws.dirty.Load() || ws.pending.Load() > 0 {
 		return true
 	}
 	for _, k := range ws.keys {
@@ -468,13 +568,6 @@ func (c *cmdCtx) noteWritten(cmd *command) {
 		c.cl.written = append(c.cl.written, writtenKey{db: c.db(), key: c.args[r.Pos]})
 	}
 	c.cl.written = append(c.cl.written, c.srv.otherDBKeys(c, cmd)...) // blocking.go: MOVE, COPY ... DB, SWAPDB
-}
-
-// countEviction notes keys evicted, which abort every watching EXEC.
-func (s *Server) countEviction(n int) {
-	if n > 0 {
-		s.evictions.Add(int64(n))
-	}
 }
 
 var multiCommands = []command{

@@ -15,8 +15,7 @@ func init() {
 // writes (or not) in between. Each block ends with EXEC, whose reply (a
 // result array, or null when aborted) is what Redis decides.
 var watchScript = []pubsubStep{
-	// a write of another key does not abort (one that changes nothing
-	// does in loopkv, not in Redis: /work/audit.md)
+	// a write of another key does not abort
 	{1, "SET w2 v", 1, 0, false},
 	{0, "WATCH w2", 1, 0, false},
 	{1, "SADD other m", 1, 0, false},
@@ -64,13 +63,82 @@ var watchScript = []pubsubStep{
 	{1, "SET w5 v", 1, 0, false},
 	{0, "MULTI", 1, 0, false},
 	{0, "EXEC", 1, 0, false},
+	// writes that change nothing abort nothing: DEL and EXPIRE of a
+	// missing key, a SET NX that does not set, LPUSHX of a missing list,
+	// FLUSHDB, FLUSHALL and SWAPDB of databases without the key
+	{1, "SELECT 0", 1, 0, false},
+	{0, "SELECT 0", 1, 0, false},
+	{1, "SET n0 v", 1, 0, false},
+	{0, "WATCH n1 n0 n2", 1, 0, false},
+	{1, "DEL n1", 1, 0, false},
+	{1, "EXPIRE n1 100", 1, 0, false},
+	{1, "SET n0 x NX", 1, 0, false},
+	{1, "LPUSHX n2 a", 1, 0, false},
+	{1, "SREM n2 a", 1, 0, false},
+	{1, "HDEL n2 f", 1, 0, false},
+	{1, "PERSIST n0", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET n0", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{0, "WATCH n4", 1, 0, false},
+	{1, "SET other v", 1, 0, false},
+	{1, "FLUSHDB", 1, 0, false},
+	{1, "FLUSHALL", 1, 0, false},
+	{1, "SWAPDB 0 1", 1, 0, false},
+	{1, "SWAPDB 0 1", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET n4", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	// a refused write touches nothing
+	{1, "SET n4 v", 1, 0, false},
+	{0, "WATCH n4", 1, 0, false},
+	{1, "SWAPDB 0 99", 1, 0, false},
+	{1, "LPUSH n4 a", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET n4", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	// the watched key existing in the database swapped in is touched
+	{1, "SELECT 1", 1, 0, false},
+	{1, "SET n5 v1", 1, 0, false},
+	{1, "SELECT 0", 1, 0, false},
+	{0, "WATCH n5", 1, 0, false},
+	{1, "SWAPDB 0 1", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET n5", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{1, "FLUSHALL", 1, 0, false},
+	// an eviction aborts the watchers of the evicted key, and only those
+	{1, "SET a v", 1, 0, false},
+	{1, "SET x v EX 100", 1, 0, false},
+	{0, "WATCH a", 1, 0, false},
+	{1, "CONFIG SET maxmemory-policy volatile-ttl", 1, 0, false},
+	{1, "CONFIG SET maxmemory 1", 1, 0, false},
+	{1, "PING", 1, 0, false},
+	{1, "CONFIG SET maxmemory 0", 1, 0, false},
+	{1, "EXISTS x", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET a", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{1, "SET y v EX 100", 1, 0, false},
+	{0, "WATCH y", 1, 0, false},
+	{1, "CONFIG SET maxmemory 1", 1, 0, false},
+	{1, "PING", 1, 0, false},
+	{1, "CONFIG SET maxmemory 0", 1, 0, false},
+	{1, "EXISTS y", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET y", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{1, "CONFIG SET maxmemory-policy noeviction", 1, 0, false},
 	{0, "PING", 1, 0, false},
 }
 
 // WATCH across connections and loops, byte for byte as redis-server
 // decides: a write that changes a watched key aborts the EXEC, in any
-// form (SET, EXPIRE, RENAME onto it, FLUSHDB, FLUSHALL, SWAPDB); a write
-// of another key, another database's key, or after UNWATCH does not.
+// form (SET, EXPIRE, RENAME onto it, FLUSHDB, FLUSHALL, SWAPDB, an
+// eviction); a write of another key, another database's key, or after
+// UNWATCH does not, nor does a write that changes nothing (DEL of a
+// missing key, SET NX of an existing one, FLUSHDB of a database without
+// the key), a refused one, or the eviction of another key.
 func TestWatchAcrossConnectionsMatchesRedis(t *testing.T) {
 	s, _ := startServer(t, Options{Loops: 2})
 	diffPubsubScript(t, s, 2, watchScript)

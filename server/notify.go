@@ -203,6 +203,7 @@ func (s *Server) loopStore(cl *client) (*store.Store, *loopJournal) {
 	lj := &cl.conn.ls.journal
 	if lj.store == nil {
 		lj.store = s.store.WithJournal(&lj.j)
+		lj.j.OnRecord(s.onJournalRecord) // an evicted key's watchers, under its shard's lock
 	}
 	f := s.notifyCfg.load()
 	on := f&(notifyKeyspace|notifyKeyevent) != 0
@@ -354,6 +355,15 @@ type bgJournal struct {
 	c    cmdCtx      // the context events are published in
 }
 
+// onJournalRecord runs as a journal records a key the store removed or
+// created, under the key's shard lock: an evicted key's watchers are
+// dirty (multi.go), before any EXEC can lock the key after the eviction.
+func (s *Server) onJournalRecord(db int, key []byte, kind store.JournalKind) {
+	if kind == store.JournalEvicted {
+		s.touchEvicted(db, key)
+	}
+}
+
 // inBackground runs fn on the background store view, publishing the
 // events of the keys its operations remove as they go (OnRecord), then
 // propagates their deletions. now is Unix ms. Calls serialise.
@@ -370,6 +380,7 @@ func (s *Server) inBackground(now int64, fn func(st *store.Store)) {
 		// published as each key goes, under its shard's lock: before a
 		// loop can create the key again
 		bg.j.OnRecord(func(db int, key []byte, kind store.JournalKind) {
+			s.onJournalRecord(db, key, kind)
 			if flags := s.notifyCfg.load(); flags&(notifyKeyspace|notifyKeyevent) != 0 {
 				s.publishJournaled(&bg.c, flags, db, key, kind)
 			}

@@ -54,7 +54,6 @@ type Server struct {
 	watches   watchTable   // clients' WATCHed keys (multi.go)
 	pubsub    pubsubTable  // subscribers by channel (pubsub.go)
 	tracking  trackTable   // client-side caching (tracking.go)
-	evictions atomic.Int64 // keys evicted, for WATCH (multi.go)
 	notifyCfg notifyConfig // notify-keyspace-events (notify.go)
 	dirty     atomic.Int64 // changes since the last save, Redis's server.dirty (notify.go)
 	bg        bgJournal    // the journal of active expiry and background eviction (notify.go)

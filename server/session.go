@@ -198,12 +198,16 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	cl.lastCmd = cmd
 	mark := beginCall(c)
 	ord := (cl.execing || s.prop.on.Load()) && s.ordered(c, cmd) // propagate.go: the order lock while a sink is attached
-	if cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0 {
+	watched := cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0
+	if watched {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
 	c.markJournal() // notify.go
 	dirty := c.dirty
 	cmd.Fn(c)
+	if watched {
+		c.settleWatched(c.dirty > dirty) // multi.go: dirty only if it changed the keyspace
+	}
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
 		if cmd.Flags&flagReadOnly != 0 {
