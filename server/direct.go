@@ -39,13 +39,12 @@ import (
 // the owning loop. TLS connections, whose records only their own loop
 // seals, and the netpoll engine deliver through their loop as before.
 type directOut struct {
-	mu      sync.Mutex
-	armed   *waiter // guarded by mu: the waiter whose reply may be written here
-	partial bool    // guarded by mu: a short serving write; its rest goes first
-	closed  bool    // guarded by mu: OnClose ran, the descriptor is going
-	// owning loop only
-	ownArmed *waiter // what the loop last armed, to skip arming again
-	inWrite  bool    // the loop holds mu in a transport write (OnClose from inside it)
+	mu       sync.Mutex
+	armed    *waiter // guarded by mu: the waiter whose reply may be written here
+	ownArmed *waiter // owning loop only: what it last armed, to skip arming again
+	partial  bool    // guarded by mu: a short serving write; its rest goes first
+	closed   bool    // guarded by mu: OnClose ran, the descriptor is going
+	inWrite  bool    // owning loop only: it holds mu in a transport write (OnClose from inside it)
 }
 
 // directWrites turns the direct path off when false (tests of the path
