@@ -8,6 +8,7 @@ func init() {
 		fn   func(*testing.T)
 	}{
 		{"WatchAcrossConnectionsMatchesRedis", TestWatchAcrossConnectionsMatchesRedis},
+		{"WatchSeesAServedBlockedMove", TestWatchSeesAServedBlockedMove},
 	}...)
 }
 
@@ -142,4 +143,30 @@ var watchScript = []pubsubStep{
 func TestWatchAcrossConnectionsMatchesRedis(t *testing.T) {
 	s, _ := startServer(t, Options{Loops: 2})
 	diffPubsubScript(t, s, 2, watchScript)
+}
+
+// watchServedScript: connection 1 watches d; connection 0 blocks in
+// BLMOVE into d, and connection 2's push serves it: the move into d is a
+// change of d, made when the waiter is served, which aborts the EXEC.
+var watchServedScript = []pubsubStep{
+	{1, "WATCH d", 1, 0, false},
+	{0, "BLMOVE src d LEFT RIGHT 0", 0, 0, false},
+	{2, "#info blocked_clients", 1, 0, false},
+	{2, "RPUSH src x", 1, 1, false},
+	{1, "MULTI", 1, 0, false},
+	{1, "LRANGE d 0 -1", 1, 0, false},
+	{1, "EXEC", 1, 0, false},
+	{1, "WATCH d", 1, 0, false},
+	{0, "BZPOPMIN z 0", 0, 0, false},
+	{2, "#info blocked_clients", 1, 0, false},
+	{2, "ZADD z 1 m", 1, 1, false},
+	{1, "MULTI", 1, 0, false},
+	{1, "EXEC", 1, 0, false},
+}
+
+// A blocked BLMOVE served later writes its destination: a WATCH of that
+// key sees it, as in Redis; a blocked pop that writes no watched key does not.
+func TestWatchSeesAServedBlockedMove(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	diffPubsubScript(t, s, 3, watchServedScript)
 }

@@ -206,7 +206,9 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	dirty := c.dirty
 	cmd.Fn(c)
 	if watched {
-		c.settleWatched(c.dirty > dirty) // multi.go: dirty only if it changed the keyspace
+		// multi.go: dirty only if it changed the keyspace, or blocked: a
+		// blocked pop or move changes its keys when it is served (blocking.go), where nothing marks them
+		c.settleWatched(c.dirty > dirty || cl.blocked != nil)
 	}
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
