@@ -4,5 +4,5 @@ package main
 
 const (
 	raceThreads     = 0
-	stormHandshakes = 2000
+	stormHandshakes = 10000
 )

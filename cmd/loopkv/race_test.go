@@ -7,5 +7,5 @@ const (
 	raceThreads = 1
 	// stormHandshakes is smaller under the race detector, which makes a
 	// handshake about ten times slower on both sides.
-	stormHandshakes = 250
+	stormHandshakes = 1000
 )

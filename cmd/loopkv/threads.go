@@ -53,10 +53,13 @@ func procsForLoops(loops, cur int) (int, bool) {
 //     (ensureSigM).
 //
 // Threads in other blocking system calls (a file write, an fsync) come
-// back once the call returns; the trimmer then retires the spare. With
-// two CPUs and at most two loops it is loops + 6; with more loops than
-// CPUs (loops + 1 Ps) it is 2·loops + 5.
-func threadBudget(loops, procs int) int { return loops + procs + 4 }
+// back once the call returns; the trimmer then retires the spare. Of the
+// procs threads running Go code only as many as there are CPUs run at
+// once: with more loops than CPUs (loops + 1 Ps), a loop's P serves its
+// loop, whose thread is counted already, and the spare P is the one more.
+// So the budget counts min(procs, CPUs): loops + 6 on two CPUs, for any
+// number of loops (issue 16).
+func threadBudget(loops, procs int) int { return loops + min(procs, max(runtime.NumCPU(), 1)) + 4 }
 
 // threadCount is the number of OS threads the Go runtime has made and not
 // yet retired.
