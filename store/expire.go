@@ -53,7 +53,8 @@ func (s *Store) Persist(db int, key []byte, now int64) bool {
 // ExpireAt returns key's TTL as a Unix ms time: -2 when key does not exist,
 // -1 when it has no TTL.
 func (s *Store) ExpireAt(db int, key []byte, now int64) int64 {
-	k := s.acquirePeek(db, key, now) // TTL does not count as an access
+	var k kv
+	s.acquirePeek(&k, db, key, now) // TTL does not count as an access
 	defer k.release()
 	switch {
 	case !k.exists():

@@ -27,9 +27,10 @@ func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 	s.lockKeysRead(&m, keys)
 	defer s.unlockSet(&m)
 	n := 0
+	var k kv
 	for _, key := range keys {
 		slot := KeySlot(key) // as Redis's LOOKUP_NOTOUCH: EXISTS is no access
-		if k := s.lookupTouch(&s.shards[s.shardOf(slot)], db, key, slot, now, true, false); k.exists() {
+		if s.lookupInto(&k, &s.shards[s.shardOf(slot)], db, key, slot, now, true, false); k.exists() {
 			n++
 		}
 	}
@@ -38,7 +39,8 @@ func (s *Store) CountExisting(db int, keys [][]byte, now int64) int {
 
 // Exists reports whether key exists, leaving its access field alone.
 func (s *Store) Exists(db int, key []byte, now int64) bool {
-	k := s.acquirePeek(db, key, now)
+	var k kv
+	s.acquirePeek(&k, db, key, now)
 	defer k.release()
 	return k.exists()
 }
@@ -46,7 +48,8 @@ func (s *Store) Exists(db int, key []byte, now int64) bool {
 // TypeOf returns key's type, TypeNone when it does not exist. It counts as
 // a keyspace read but not as an access, as TYPE does in Redis.
 func (s *Store) TypeOf(db int, key []byte, now int64) Type {
-	k := s.acquirePeek(db, key, now)
+	var k kv
+	s.acquirePeek(&k, db, key, now)
 	defer k.release()
 	return k.kind()
 }

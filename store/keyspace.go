@@ -269,12 +269,12 @@ func (s *Store) acquireReadInto(k *kv, db int, key []byte, now int64) {
 }
 
 // acquirePeek is acquireReadInto that leaves the key's access field alone,
-// as Redis's LOOKUP_NOTOUCH lookups (EXISTS, TYPE, TTL) do.
-func (s *Store) acquirePeek(db int, key []byte, now int64) kv {
+// as Redis's LOOKUP_NOTOUCH lookups (EXISTS, TYPE, TTL) do, into *k.
+func (s *Store) acquirePeek(k *kv, db int, key []byte, now int64) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
 	s.lockShard(sh)
-	return s.lookupTouch(sh, db, key, slot, now, true, false)
+	s.lookupInto(k, sh, db, key, slot, now, true, false)
 }
 
 func (k *kv) release() { k.s.unlockShard(k.sh) }
@@ -321,8 +321,15 @@ func (s *Store) find(db int, key []byte, now int64, read bool) kv {
 
 // findRead is find for a read, which saves nothing for a pending snapshot.
 func (s *Store) findRead(db int, key []byte, now int64, read bool) kv {
+	var k kv
+	s.findReadInto(&k, db, key, now, read)
+	return k
+}
+
+// findReadInto is findRead into *k (MGET's loop: no kv copied back).
+func (s *Store) findReadInto(k *kv, db int, key []byte, now int64, read bool) {
 	slot := KeySlot(key)
-	return s.lookup(&s.shards[s.shardOf(slot)], db, key, slot, now, read)
+	s.lookupInto(k, &s.shards[s.shardOf(slot)], db, key, slot, now, read, true)
 }
 
 func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, read bool) kv {

@@ -42,8 +42,9 @@ func (s *Store) MGet(db int, keys [][]byte, now int64, dst []byte, enc EncodeFun
 	var m shardSet
 	s.lockKeysRead(&m, keys)
 	defer s.unlockSet(&m)
+	var k kv
 	for _, key := range keys {
-		if k := s.findRead(db, key, now, true); k.kind() == TypeString {
+		if s.findReadInto(&k, db, key, now, true); k.kind() == TypeString {
 			dst = enc(dst, k.val())
 		} else {
 			dst = missing(dst)
