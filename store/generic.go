@@ -130,7 +130,8 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 	m.add(s.shardIndex(dst))
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
-	ks := s.find(srcDB, src, now, !del) // COPY reads its source, as Redis counts it
+	var ks kv
+	s.findInto(&ks, srcDB, src, now, !del) // COPY reads its source, as Redis counts it
 	if !ks.exists() {
 		return NotFound
 	}
@@ -140,7 +141,8 @@ func (s *Store) move(srcDB int, src []byte, dstDB int, dst []byte, now int64, re
 		}
 		return NotSet
 	}
-	kd := s.find(dstDB, dst, now, false)
+	var kd kv
+	s.findInto(&kd, dstDB, dst, now, false)
 	if kd.exists() {
 		if !replace {
 			return NotSet

@@ -314,9 +314,15 @@ func (s *Store) openInto(k *kv, db int, key []byte, now int64, t Type, a access)
 
 // find is acquire for a caller that already holds key's shard lock.
 func (s *Store) find(db int, key []byte, now int64, read bool) kv {
-	k := s.findRead(db, key, now, read)
-	k.cow()
+	var k kv
+	s.findInto(&k, db, key, now, read)
 	return k
+}
+
+// findInto is find into *k, which it overwrites.
+func (s *Store) findInto(k *kv, db int, key []byte, now int64, read bool) {
+	s.findReadInto(k, db, key, now, read)
+	k.cow()
 }
 
 // findRead is find for a read, which saves nothing for a pending snapshot.

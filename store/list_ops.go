@@ -327,14 +327,16 @@ func (s *Store) LMove(db int, src, dst []byte, from, to ListEnd, now int64, out 
 	m.add(s.shardIndex(dst))
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
-	ks := s.find(db, src, now, true)
+	var ks kv
+	s.findInto(&ks, db, src, now, true)
 	if !ks.exists() {
 		return out, NotFound
 	}
 	if st := ks.check(TypeList); st != OK {
 		return out, st
 	}
-	kd := s.find(db, dst, now, false)
+	var kd kv
+	s.findInto(&kd, db, dst, now, false)
 	if st := kd.check(TypeList); st != OK {
 		return out, st
 	}
@@ -347,7 +349,7 @@ func (s *Store) LMove(db int, src, dst []byte, from, to ListEnd, now int64, out 
 	if ks.listHdr().count() == 0 {
 		ks.del()
 	}
-	kd = s.find(db, dst, now, false) // src's deletion may have been dst
+	s.findInto(&kd, db, dst, now, false) // src's deletion may have been dst
 	if !kd.exists() {
 		kd.listCreate(dst)
 	}

@@ -157,7 +157,8 @@ func (s *Store) MSetNX(db int, kvs [][]byte, now int64) bool {
 		}
 	}
 	for i := 0; i < len(kvs); i += 2 {
-		k := s.find(db, kvs[i], now, false)
+		var k kv
+		s.findInto(&k, db, kvs[i], now, false)
 		k.set(kvs[i], kvs[i+1], SetOptions{}, nil, nil)
 	}
 	return true

@@ -603,8 +603,10 @@ func (s *Store) SMove(db int, src, dst, member []byte, now int64) (bool, Status)
 	m.add(s.shardIndex(dst))
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
-	ks := s.find(db, src, now, false)
-	kd := s.find(db, dst, now, false)
+	var ks kv
+	s.findInto(&ks, db, src, now, false)
+	var kd kv
+	s.findInto(&kd, db, dst, now, false)
 	if !ks.exists() {
 		return false, OK
 	}
@@ -833,7 +835,8 @@ func diffAlgo(sets []kv) int {
 // storeSet makes dst hold t, replacing any value and TTL, or deletes dst
 // when t is empty, and returns t's size. Caller holds dst's shard lock.
 func (s *Store) storeSet(db int, dst []byte, now int64, t *tmpSet) int {
-	k := s.find(db, dst, now, false)
+	var k kv
+	s.findInto(&k, db, dst, now, false)
 	if k.exists() {
 		k.del()
 	}

@@ -41,7 +41,8 @@ func (s *Store) Sort(db int, key []byte, o *SortOptions, now int64) (out [][]byt
 	}
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
-	k := s.find(db, key, now, true)
+	var k kv
+	s.findInto(&k, db, key, now, true)
 	t := k.kind()
 	switch t {
 	case TypeNone, TypeList, TypeSet, TypeZSet:
@@ -125,7 +126,8 @@ func (s *Store) Sort(db int, key []byte, o *SortOptions, now int64) (out [][]byt
 	if o.Store == nil {
 		return out, len(out), OK
 	}
-	kd := s.find(db, o.Store, now, false)
+	var kd kv
+	s.findInto(&kd, db, o.Store, now, false)
 	if kd.exists() {
 		kd.del()
 	}
@@ -232,7 +234,8 @@ func (s *Store) sortLookup(db int, pattern, elem []byte, now int64) ([]byte, boo
 	}
 	name := make([]byte, 0, len(pattern)+len(elem))
 	name = append(append(append(name, pattern[:star]...), elem...), post...)
-	k := s.find(db, name, now, true)
+	var k kv
+	s.findInto(&k, db, name, now, true)
 	if !k.exists() {
 		return nil, false
 	}

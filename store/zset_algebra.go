@@ -211,7 +211,8 @@ func (s *Store) ZCombineStore(db int, dstKey []byte, sp *ZCombineSpec, now int64
 		return 0, st
 	}
 	es := combine(sp, src, 0)
-	kd := s.find(db, dstKey, now, false)
+	var kd kv
+	s.findInto(&kd, db, dstKey, now, false)
 	if kd.exists() {
 		kd.del()
 	}

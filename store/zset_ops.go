@@ -600,7 +600,8 @@ func (s *Store) ZRangeStore(db int, dst, src []byte, sp *ZRangeSpec, now int64) 
 	m.add(s.shardIndex(dst))
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
-	ks := s.find(db, src, now, true)
+	var ks kv
+	s.findInto(&ks, db, src, now, true)
 	if st := ks.check(TypeZSet); st != OK {
 		return 0, st
 	}
@@ -609,7 +610,8 @@ func (s *Store) ZRangeStore(db int, dst, src []byte, sp *ZRangeSpec, now int64) 
 		start, n := ks.zselect(sp)
 		es = ks.zcollect(start, n, sp.Rev, nil)
 	}
-	kd := s.find(db, dst, now, false)
+	var kd kv
+	s.findInto(&kd, db, dst, now, false)
 	if kd.exists() {
 		kd.del()
 	}
