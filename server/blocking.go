@@ -187,12 +187,13 @@ func (s *Server) serveBlocked(c *cmdCtx, cmd *command) {
 	}
 }
 
-// otherDBKeys returns the keys cmd may have readied in other
-// databases than the client's, which its key specs do not name: MOVE's key
-// and COPY ... DB n's destination in the target database, and after
-// SWAPDB every key waited on in either database (Redis's dbAdd and
-// scanDatabaseForReadyKeys signal them ready). Keys alias c.args, or are
-// copies for SWAPDB.
+// otherDBKeys returns the keys cmd may have readied that its key specs do
+// not name: MOVE's key and COPY ... DB n's destination in the target
+// database, after SWAPDB every key waited on in either database (Redis's
+// dbAdd and scanDatabaseForReadyKeys signal them ready), and SORT ...
+// STORE's destination, whose key spec is "unknown" (found as Redis's
+// sortGetKeys finds it: LIMIT takes two arguments, BY and GET one, the
+// last STORE wins). Keys alias c.args, or are copies for SWAPDB.
 func (s *Server) otherDBKeys(c *cmdCtx, cmd *command) []writtenKey {
 	var out []writtenKey
 	switch cmd.Name {
@@ -207,6 +208,22 @@ func (s *Server) otherDBKeys(c *cmdCtx, cmd *command) []writtenKey {
 					out = append(out, writtenKey{db: db, key: c.args[2]})
 				}
 			}
+		}
+	case "sort":
+		var dst []byte
+		for j := 2; j < len(c.args); j++ {
+			switch a := c.args[j]; {
+			case optIs(a, "limit"):
+				j += 2
+			case optIs(a, "by"), optIs(a, "get"):
+				j++
+			case optIs(a, "store") && j+1 < len(c.args):
+				dst = c.args[j+1]
+				j++
+			}
+		}
+		if dst != nil {
+			out = append(out, writtenKey{db: c.db(), key: dst})
 		}
 	case "swapdb":
 		a, okA := dbArg(c, c.args[1])

@@ -87,6 +87,12 @@ func TestBlockingDirectRepliesAcrossLoopsMatchRedis(t *testing.T) {
 		{[]string{"BZPOPMIN", "z", "0"}, []string{"ZADD", "z", "1.5", "m", "2", "n"}},
 		{[]string{"BZPOPMAX", "z", "0"}, []string{"ZADD", "z", "-inf", "lo", "3.25", "hi"}},
 		{[]string{"BZMPOP", "0", "1", "z", "MIN", "COUNT", "5"}, []string{"ZADD", "z", "1", "a", "2", "b"}},
+		// SORT's STORE key is found by parsing: "store" as GET's pattern is not it
+		{[]string{"BLPOP", "q", "0"}, []string{"SORT", "src", "ALPHA", "LIMIT", "0", "2", "GET", "store", "GET", "#", "STORE", "q"}},
+	}
+	for _, c := range []*rawConn{pusher, refPusher} {
+		c.do("RPUSH", "src", "c", "a", "b")
+		c.do("SET", "store", "not the destination")
 	}
 	for _, proto := range []string{"2", "3"} {
 		waiter.do("HELLO", proto)
