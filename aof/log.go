@@ -48,6 +48,10 @@ type Options struct {
 	// last file instead of refusing it.
 	LoadTruncated bool
 
+	// BeforeFsync, if not nil, runs on the writer goroutine before each
+	// fsync of appended writes with Always (a test holds an fsync with it).
+	BeforeFsync func()
+
 	// InitialBase, if not nil, writes the base of a log that Open creates
 	// (no manifest, or one listing neither base nor incr), as Redis 7.0
 	// writes a base from its dataset when it starts with AOF on and no AOF

@@ -273,6 +273,9 @@ func (l *Log) write(g *group, end int, seq uint64) bool {
 	l.st.writeFailed.Store(false)
 	if l.policy() == Always {
 		l.st.fsyncs.Add(1)
+		if l.o.BeforeFsync != nil {
+			l.o.BeforeFsync()
+		}
 		start := time.Now()
 		err := fdatasync(l.f)
 		if err == nil && seq > l.durable.Load() {

@@ -235,8 +235,12 @@ func setAppendOnly(s *Server, v string) string {
 // aofOptions are the aof.Options of the current settings.
 func (s *Server) aofOptions() aof.Options {
 	return aof.Options{Dir: *s.cfg.persist.dir.Load(), DirName: s.cfg.aof.dirName, FileName: s.cfg.aof.fileName,
-		Fsync: aof.Fsync(s.cfg.aof.fsync.Load()), LoadTruncated: s.cfg.aof.loadTruncated.Load()}
+		Fsync: aof.Fsync(s.cfg.aof.fsync.Load()), LoadTruncated: s.cfg.aof.loadTruncated.Load(), BeforeFsync: aofFsyncHook}
 }
+
+// aofFsyncHook, when set (by tests) before the log opens, runs before each
+// appendfsync always fsync, on the log's writer goroutine.
+var aofFsyncHook func()
 
 // useLog makes l the stream's sink (nil: none). Caller holds s.prop.mu, or
 // no command runs yet.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -24,6 +25,7 @@ func init() {
 		{"AOFAlwaysAcrossReopen", TestAOFAlwaysAcrossReopen},
 		{"AOFAutoRewriteOnGrowth", TestAOFAutoRewriteOnGrowth},
 		{"FullDiskFailsTheAOFWrite", TestFullDiskFailsTheAOFWrite},
+		{"AOFAlwaysLoopServesOthersDuringTheFsync", TestAOFAlwaysLoopServesOthersDuringTheFsync},
 	}...)
 }
 
@@ -394,5 +396,38 @@ func TestFullDiskFailsTheAOFWrite(t *testing.T) {
 	waitFor(t, func() bool { return rc.do("SET", "k", "v") == "+OK\r\n" }, "writes accepted once the pending write is retried into the room")
 	if got := infoValue(t, rc, "aof_last_write_status"); got != "ok" {
 		t.Errorf("aof_last_write_status = %s once writes are accepted again", got)
+	}
+}
+
+// TestAOFAlwaysLoopServesOthersDuringTheFsync: with appendfsync always, a
+// write's reply waits for the fsync that covers it, and meanwhile its loop
+// (the only one) goes on serving the other connections.
+func TestAOFAlwaysLoopServesOthersDuringTheFsync(t *testing.T) {
+	gate, entered := make(chan struct{}), make(chan struct{}, 1)
+	var holding atomic.Bool
+	aofFsyncHook = func() {
+		if holding.Load() {
+			entered <- struct{}{}
+			<-gate
+		}
+	}
+	defer func() { aofFsyncHook = nil }()
+	s, _ := startServer(t, Options{Loops: 1, Persist: PersistOptions{Dir: t.TempDir()},
+		AOF: AOFOptions{AppendOnly: "yes", AppendFsync: "always"}})
+	defer stopServer(t, s)
+	w, r := dialRaw(t, s.Addr()), dialRaw(t, s.Addr())
+	holding.Store(true)
+	w.send(multibulk("SET", "k", "v"))
+	<-entered // the writer goroutine is in the fsync that covers SET k
+	if got := r.do("PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING during the held fsync = %q", got)
+	}
+	if got := r.do("GET", "other"); got != "$-1\r\n" {
+		t.Fatalf("GET during the held fsync = %q", got)
+	}
+	holding.Store(false)
+	close(gate)
+	if got := w.reply(); got != "+OK\r\n" {
+		t.Fatalf("SET after the fsync = %q", got)
 	}
 }
