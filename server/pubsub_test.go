@@ -94,7 +94,9 @@ var pubsubFraming = []pubsubStep{
 // runPubsubScript runs steps over conns connections to addr and returns
 // each step's replies. "{id0}" in a command stands for connection 0's
 // client id; a command "#info FIELD..." is INFO reduced to those fields'
-// lines, "#client FIELD..." CLIENT INFO reduced to those fields.
+// lines, "#client FIELD..." CLIENT INFO reduced to those fields, and
+// "#await FIELD VALUE" asks INFO until FIELD has VALUE (a client another
+// connection sent a blocking command: blocked_clients), for up to 10 s.
 func runPubsubScript(t *testing.T, addr string, conns int, steps []pubsubStep) []string {
 	cs := make([]*rawConn, conns)
 	for i := range cs {
@@ -105,6 +107,17 @@ func runPubsubScript(t *testing.T, addr string, conns int, steps []pubsubStep) [
 	for _, st := range steps {
 		c := cs[st.conn]
 		args := strings.Fields(strings.ReplaceAll(st.cmd, "{id0}", id0))
+		if args[0] == "#await" && len(args) == 3 {
+			want := args[1] + ":" + args[2]
+			var line string
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				if line = infoFields(c.do("INFO", "everything"), args[1:2])[0]; line == want || time.Now().After(deadline) {
+					break
+				}
+			}
+			out = append(out, st.cmd+" => "+line)
+			continue
+		}
 		info, clientInfo := args[0] == "#info", args[0] == "#client"
 		switch {
 		case info:
