@@ -119,7 +119,7 @@ func (s *Store) lockKeys(m *shardSet, keys [][]byte, step int) {
 
 func (m *shardSet) has(i int) bool { return m[i/64]&(1<<(i%64)) != 0 }
 
-// lockKeysRead is lockKeys (step 1) for a read: its lookups (findRead)
+// lockKeysRead is lockKeys (step 1) for a read: its lookups (findReadInto)
 // save nothing for a pending snapshot.
 func (s *Store) lockKeysRead(m *shardSet, keys [][]byte) {
 	for _, k := range keys {
@@ -325,34 +325,18 @@ func (s *Store) findInto(k *kv, db int, key []byte, now int64, read bool) {
 	k.cow()
 }
 
-// findRead is find for a read, which saves nothing for a pending snapshot.
-func (s *Store) findRead(db int, key []byte, now int64, read bool) kv {
-	var k kv
-	s.findReadInto(&k, db, key, now, read)
-	return k
-}
-
-// findReadInto is findRead into *k (MGET's loop: no kv copied back).
+// findReadInto is findInto for a read, which saves nothing for a pending
+// snapshot.
 func (s *Store) findReadInto(k *kv, db int, key []byte, now int64, read bool) {
 	slot := KeySlot(key)
 	s.lookupInto(k, &s.shards[s.shardOf(slot)], db, key, slot, now, read, true)
 }
 
-func (s *Store) lookup(sh *shard, db int, key []byte, slot uint16, now int64, read bool) kv {
-	return s.lookupTouch(sh, db, key, slot, now, read, true)
-}
-
-// lookupTouch is lookup; touch says whether a found key counts as
-// accessed (its LRU clock or LFU counter).
-func (s *Store) lookupTouch(sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) kv {
-	var k kv
-	s.lookupInto(&k, sh, db, key, slot, now, read, touch)
-	return k
-}
-
-// lookupInto is lookupTouch into *k, which it overwrites: the hot paths
-// (acquireInto, acquireReadInto, open) fill their result in place rather than
-// copy a kv back up through each call.
+// lookupInto finds key in shard sh, which the caller holds, into *k, which
+// it overwrites, expiring it when its TTL has passed; read counts a keyspace
+// hit or miss, touch counts a found key as accessed (its LRU clock or LFU
+// counter). Every lookup fills its kv in place rather than copy one back up
+// through each call.
 func (s *Store) lookupInto(k *kv, sh *shard, db int, key []byte, slot uint16, now int64, read, touch bool) {
 	// field by field: a composite literal is built on the stack and copied
 	// in 16-byte moves that stall on the narrower stores just made there
