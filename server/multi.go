@@ -325,6 +325,10 @@ func (s *Server) touchWatched(c *cmdCtx, cmd *command) {
 		s.touchKeyless(c, cmd)
 		return
 	}
+	if cmd.Name == "del" || cmd.Name == "unlink" {
+		s.touchDeleted(c, refs)
+		return
+	}
 	anyDB := cmd.Name == "move" || cmd.Name == "copy"
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
@@ -413,6 +417,37 @@ func (s *Server) touchKeyless(c *cmdCtx, cmd *command) {
 			touch = true
 		}
 		if touch {
+			c.markWatcher(cd.w)
+		}
+	}
+}
+
+// touchDeleted is touchWatched for DEL and UNLINK, which change only the
+// keys they find: Redis signals a key's watchers only when it deletes it,
+// so a WATCH of a missing key survives a DEL that names it beside one that
+// exists. The watched candidates are taken under the table's lock and
+// looked up after it, as touchKeyless does (the store's locks come first).
+// An expired key does not exist here; EXEC aborts on its own for a
+// watched key whose deadline has passed (watchBroken).
+func (s *Server) touchDeleted(c *cmdCtx, refs []keyRef) {
+	type cand struct {
+		w   *watchState
+		key []byte
+	}
+	var cbuf [8]cand
+	cands := cbuf[:0]
+	wt := &s.watches
+	wt.mu.Lock()
+	for _, ref := range refs {
+		for _, r := range wt.keys[string(c.args[ref.Pos])] {
+			if r.db == c.db() {
+				cands = append(cands, cand{r.w, c.args[ref.Pos]})
+			}
+		}
+	}
+	wt.mu.Unlock()
+	for _, cd := range cands {
+		if c.store.Exists(c.db(), cd.key, c.now) {
 			c.markWatcher(cd.w)
 		}
 	}

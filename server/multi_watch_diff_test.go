@@ -131,6 +131,36 @@ var watchScript = []pubsubStep{
 	{0, "EXEC", 1, 0, false},
 	{1, "CONFIG SET maxmemory-policy noeviction", 1, 0, false},
 	{0, "PING", 1, 0, false},
+	// a DEL or UNLINK of several keys touches only those it deletes: the
+	// watch of a missing key named beside an existing one survives, the
+	// watch of the existing one does not
+	{1, "SET d1 v", 1, 0, false},
+	{0, "WATCH d2", 1, 0, false},
+	{1, "DEL d1 d2", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET d2", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{1, "SET d1 v", 1, 0, false},
+	{0, "WATCH d2", 1, 0, false},
+	{1, "UNLINK d2 d1 d2", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET d2", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	{1, "SET d1 v", 1, 0, false},
+	{0, "WATCH d2 d1", 1, 0, false},
+	{1, "DEL d2 d1", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET d1", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
+	// and inside a transaction, a key it created first counts
+	{0, "WATCH d3", 1, 0, false},
+	{1, "MULTI", 1, 0, false},
+	{1, "SET d3 v", 1, 0, false},
+	{1, "DEL d4 d3", 1, 0, false},
+	{1, "EXEC", 1, 0, false},
+	{0, "MULTI", 1, 0, false},
+	{0, "GET d3", 1, 0, false},
+	{0, "EXEC", 1, 0, false},
 }
 
 // WATCH across connections and loops, byte for byte as redis-server
