@@ -267,7 +267,9 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 			break
 		}
 		w := q[0]
+		mark := s.touchServed(c, db, key, w.dst) // multi.go: its watchers, pending before the pop writes
 		out, served, st := w.pop(c.store, w, key, w.reply[:0])
+		c.settleServed(mark, st == store.OK && served)
 		if st != store.OK || !served {
 			// empty, or of another type now (SET over a waited-on key):
 			// the waiters stay blocked, as in Redis 7.0
@@ -537,9 +539,12 @@ func newWaiter(c *cmdCtx, keys [][]byte, pop blockPop, timeoutReply []byte) *wai
 
 // blockOrReply tries pop on keys in order and replies with the first that
 // serves; when none does it blocks the client until deadline (0: forever).
-// A WRONGTYPE on a key is the reply, as in Redis. A client with no
-// connection (in process), or inside EXEC, gets the timeout reply at once.
-func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
+// A WRONGTYPE on a key is the reply, as in Redis. A client that may not
+// block, with no connection (in process) or inside EXEC, gets denied at
+// once: Redis's reply when CLIENT_DENY_BLOCKING is set, which is the
+// timeout reply except for BLMOVE and BRPOPLPUSH (a null bulk string there,
+// a null array when they time out).
+func blockOrReply(c *cmdCtx, w *waiter, deadline int64, denied []byte) {
 	for _, k := range w.keys {
 		out, served, st := w.pop(c.store, w, k, c.out)
 		if st != store.OK {
@@ -553,7 +558,7 @@ func blockOrReply(c *cmdCtx, w *waiter, deadline int64) {
 		}
 	}
 	if w.conn == nil || c.cl.execing {
-		c.out = append(c.out, w.timeout...)
+		c.out = append(c.out, denied...)
 		return
 	}
 	c.srv.block(w, deadline)
@@ -622,7 +627,7 @@ func blockOnKeys(c *cmdCtx, pop blockPop, e store.ListEnd, zset bool) {
 	}
 	w := newWaiter(c, c.args[1:len(c.args)-1], pop, nullArrayReply(c.cl.proto))
 	w.end, w.zset = e, zset
-	blockOrReply(c, w, deadline)
+	blockOrReply(c, w, deadline, w.timeout)
 }
 
 // cmdBLMove is BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
@@ -646,9 +651,9 @@ func blmoveGeneric(c *cmdCtx, from, to store.ListEnd, timeout []byte) {
 	if !ok {
 		return
 	}
-	w := newWaiter(c, c.args[1:2], popListMove, nullReply(c.cl.proto))
+	w := newWaiter(c, c.args[1:2], popListMove, nullArrayReply(c.cl.proto))
 	w.end, w.to, w.dst = from, to, append([]byte(nil), c.args[2]...)
-	blockOrReply(c, w, deadline)
+	blockOrReply(c, w, deadline, nullReply(c.cl.proto))
 }
 
 // cmdBLMPop is BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count].
@@ -663,7 +668,7 @@ func cmdBLMPop(c *cmdCtx) {
 	}
 	w := newWaiter(c, keys, popListMulti, nullArrayReply(c.cl.proto))
 	w.end, w.count = e, int(min(count, math.MaxInt32))
-	blockOrReply(c, w, deadline)
+	blockOrReply(c, w, deadline, w.timeout)
 }
 
 // The sorted-set pops; w.end is ListTail for the MAX variants.
@@ -715,7 +720,7 @@ func cmdBZMPop(c *cmdCtx) {
 	if max {
 		w.end = store.ListTail
 	}
-	blockOrReply(c, w, deadline)
+	blockOrReply(c, w, deadline, w.timeout)
 }
 
 // cmdClientUnblock is CLIENT UNBLOCK client-id [TIMEOUT|ERROR].

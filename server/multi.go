@@ -364,6 +364,51 @@ func (c *cmdCtx) settleWatched(changed bool) {
 	c.touched = c.touched[:0]
 }
 
+// touchServed marks the watchers of key and, for a BLMOVE, dst (nil
+// otherwise) in db pending before a served waiter's pop writes them, as
+// touchWatched does before a command's write; settleServed settles them.
+// The waiter's own command settled clean when it blocked, having changed
+// nothing, so a blocked write that times out or is unblocked leaves its
+// keys' watchers alone, as in Redis, and the pop that serves it is what
+// touches them. Runs under the blocking table's lock (blocking.go), which
+// the watch table's is taken inside of and never around. It returns
+// where its marks start in c.touched.
+func (s *Server) touchServed(c *cmdCtx, db int, key, dst []byte) int {
+	start := len(c.touched)
+	if s.watches.n.Load() == 0 {
+		return start
+	}
+	wt := &s.watches
+	wt.mu.Lock()
+	for _, r := range wt.keys[string(key)] {
+		if r.db == db {
+			c.markWatcher(r.w)
+		}
+	}
+	if dst != nil {
+		for _, r := range wt.keys[string(dst)] {
+			if r.db == db {
+				c.markWatcher(r.w)
+			}
+		}
+	}
+	wt.mu.Unlock()
+	return start
+}
+
+// settleServed settles the marks touchServed made from start: dirty when
+// the pop served the waiter, then no longer pending.
+func (c *cmdCtx) settleServed(start int, served bool) {
+	for i := start; i < len(c.touched); i++ {
+		if served {
+			c.touched[i].dirty.Store(true)
+		}
+		c.touched[i].pending.Add(-1)
+		c.touched[i] = nil
+	}
+	c.touched = c.touched[:start]
+}
+
 // touchKeyless marks the watchers a write without key specs touches.
 func (s *Server) touchKeyless(c *cmdCtx, cmd *command) {
 	exists := func(db int, key string) bool { return false }

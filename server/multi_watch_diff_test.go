@@ -192,10 +192,30 @@ var watchServedScript = []pubsubStep{
 	{2, "ZADD z 1 m", 1, 1, false},
 	{1, "MULTI", 1, 0, false},
 	{1, "EXEC", 1, 0, false},
+	// a blocked move that times out changed nothing: the WATCH of its
+	// source and destination survives
+	{1, "WATCH d2 src2", 1, 0, false},
+	{0, "BLMOVE src2 d2 LEFT RIGHT 0.05", 1, 0, false},
+	{0, "BRPOPLPUSH src2 d2 0.05", 1, 0, false},
+	{1, "MULTI", 1, 0, false},
+	{1, "EXISTS d2", 1, 0, false},
+	{1, "EXEC", 1, 0, false},
+	// nor does one a WATCH made while it is blocked, until it is served
+	{0, "BLMOVE src3 d3 LEFT RIGHT 0", 0, 0, false},
+	{2, "#await blocked_clients 1", 1, 0, false},
+	{1, "WATCH d3", 1, 0, false},
+	{1, "MULTI", 1, 0, false},
+	{1, "EXEC", 1, 0, false},
+	{1, "WATCH d3", 1, 0, false},
+	{2, "RPUSH src3 y", 1, 1, false},
+	{1, "MULTI", 1, 0, false},
+	{1, "EXEC", 1, 0, false},
 }
 
 // A blocked BLMOVE served later writes its destination: a WATCH of that
-// key sees it, as in Redis; a blocked pop that writes no watched key does not.
+// key sees it, as in Redis; a blocked pop that writes no watched key does
+// not, nor does a blocked move that times out (whose reply, a null array
+// in RESP2, the script also compares).
 func TestWatchSeesAServedBlockedMove(t *testing.T) {
 	s, _ := startServer(t, Options{Loops: 2})
 	diffPubsubScript(t, s, 3, watchServedScript)

@@ -206,9 +206,9 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	dirty := c.dirty
 	cmd.Fn(c)
 	if watched {
-		// multi.go: dirty only if it changed the keyspace, or blocked: a
-		// blocked pop or move changes its keys when it is served (blocking.go), where nothing marks them
-		c.settleWatched(c.dirty > dirty || cl.blocked != nil)
+		// multi.go: dirty only if it changed the keyspace; a blocked pop or
+		// move changes its keys when it is served, and that pop marks them (serveKey, touchServed)
+		c.settleWatched(c.dirty > dirty)
 	}
 	s.endCall(c, cmd, mark) // stats.go
 	if cl.track != nil {
