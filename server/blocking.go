@@ -70,6 +70,7 @@ type waiter struct {
 	end  store.ListEnd // the end to pop from
 	to   store.ListEnd // BLMOVE: the end to push at
 	zset bool          // a sorted-set pop (its keyspace events are zpopmin, zpopmax)
+	mute bool          // CLIENT REPLY muted the command (reply_mode.go): its reply is dropped, never written directly
 	rule propRule      // the command's, for propagating a served pop (propagate.go)
 }
 
@@ -283,7 +284,7 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 		bt.dequeue(w)
 		// a reply written at once, unless it must wait for the fsync
 		// (appendfsync always: takeUnblocked's noteSeq)
-		if w.conn.direct != nil && directWrites.Load() && !(c.prop && s.aof.always.Load()) {
+		if w.conn.direct != nil && directWrites.Load() && !(c.prop && s.aof.always.Load()) && !w.mute {
 			w.state.Store(waitServing)
 		} else {
 			w.state.Store(waitServed)
@@ -457,15 +458,20 @@ func (ls *loopState) holds(cs *connState) bool {
 // blocked. owning loop only.
 func (cl *client) takeUnblocked(out []byte) ([]byte, bool) {
 	w := cl.blocked
-	switch w.state.Load() {
-	case waitBlocked, waitServing:
+	switch st := w.state.Load(); {
+	case st == waitBlocked, st == waitServing:
 		return out, false
-	case waitServed:
+	case w.mute: // CLIENT REPLY OFF or SKIP: the pop ran, its reply is dropped
+		cl.reply &^= replySkip // the skipped command has ended (reply_mode.go)
+		if st == waitServed {
+			cl.ctx.noteSeq(w.seq)
+		}
+	case st == waitServed:
 		out = append(out, w.reply...)
 		cl.ctx.noteSeq(w.seq) // held until durable with appendfsync always (aof.go)
-	case waitTimedOut:
+	case st == waitTimedOut:
 		out = append(out, w.timeout...)
-	case waitError:
+	case st == waitError:
 		out = resp.AppendError(out, "UNBLOCKED client unblocked via CLIENT UNBLOCK")
 	}
 	cl.blocked = nil
@@ -519,7 +525,8 @@ func isRangeErr(err error) bool {
 // newWaiter returns a waiter for the blocking command in c, copying its
 // keys (the arguments alias the connection's input).
 func newWaiter(c *cmdCtx, keys [][]byte, pop blockPop, timeoutReply []byte) *waiter {
-	w := &waiter{conn: c.cl.conn, db: c.db(), proto: c.cl.proto, pop: pop, timeout: timeoutReply}
+	w := &waiter{conn: c.cl.conn, db: c.db(), proto: c.cl.proto, pop: pop, timeout: timeoutReply,
+		mute: c.cl.reply&replyMuted != 0}
 	if cmd := c.cl.lastCmd; cmd != nil {
 		w.rule = cmd.prop
 	}

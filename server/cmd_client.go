@@ -29,6 +29,8 @@ var clientHelp = []string{
 	"    Accepted for compatibility; no effect.",
 	"NO-TOUCH (ON|OFF)",
 	"    Accepted for compatibility; no effect.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
 	"HELP",
 	"    Prints this help.",
 }
@@ -480,6 +482,17 @@ var clientCommands = []command{
 					Complexity: "O(1)",
 					Args:       []cmdArg{onOffArg("enabled")}},
 				Fn: cmdClientOK},
+			{Name: "reply", Arity: 3, Flags: flagNoScript | flagLoading | flagStale, ACL: catConnection,
+				Doc: cmdDoc{Summary: "Instruct the server whether to reply to commands", Since: "3.2.0", Group: "connection",
+					Complexity: "O(1)",
+					Args: []cmdArg{
+						{Name: "on_off_skip", Type: argOneOf, Args: []cmdArg{
+							{Name: "on", Type: argPureToken, Token: "ON"},
+							{Name: "off", Type: argPureToken, Token: "OFF"},
+							{Name: "skip", Type: argPureToken, Token: "SKIP"},
+						}},
+					}},
+				ClockFree: true, Fn: cmdClientReply},
 			{Name: "help", Arity: 2, Flags: flagLoading | flagStale, ACL: catConnection,
 				Doc: cmdDoc{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "connection",
 					Complexity: "O(1)"},

@@ -55,6 +55,7 @@ func cmdReset(c *cmdCtx) {
 	if cl.conn != nil {
 		c.srv.forgetMonitor(cl.conn) // RESET leaves MONITOR mode
 	}
+	c.clearReplyMode(replyOff | replySkipNext) // reply_mode.go: Redis leaves a running SKIP on, so RESET's own reply is skipped
 	c.simple("RESET")
 }
 

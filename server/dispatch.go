@@ -45,6 +45,12 @@ type cmdCtx struct {
 	lastRow  *command
 	lastName [lastNameMax]byte
 	lastLen  uint8
+	// CLIENT REPLY (reply_mode.go), for the client whose reply bits are
+	// set: c.out[muteAt:] is muted output, cut with its pushes kept after
+	// each command; c.out[cutFrom:cutTo] is what a muted stretch left
+	// before CLIENT REPLY ON, cut after it
+	muteAt, cutFrom, cutTo int
+	pushes                 []byte // pushes made while muted; empty between commands
 }
 
 // lastNameMax bounds the command names lastResolved remembers.

@@ -616,6 +616,9 @@ func cmdExec(c *cmdCtx) {
 		}
 		c.args = m.args(q)
 		s.callAs(c, nil, q.cmd)
+		if cl.reply != 0 {
+			c.settleReplies(false) // reply_mode.go: a queued CLIENT REPLY takes effect inside EXEC, as in Redis
+		}
 	}
 	c.txn = nil
 	m.flushStats()

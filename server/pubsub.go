@@ -96,6 +96,13 @@ func appendSubReply(b []byte, proto int, verb string, name []byte, null bool, n 
 	return resp.AppendInt(b, int64(n))
 }
 
+// pushSubReply appends a (un)subscribe confirmation to the running
+// client's output: a push, sent even under CLIENT REPLY OFF (reply_mode.go).
+func (c *cmdCtx) pushSubReply(verb string, name []byte, null bool, n int) {
+	p := c.pushOut()
+	*p = appendSubReply(*p, c.cl.proto, verb, name, null, n)
+}
+
 // appendMessage appends a message push: [message, channel, payload], with
 // the pattern before the channel for a pmessage.
 func appendMessage(b []byte, proto int, kind pubsubKind, pattern, channel, msg []byte) []byte {
@@ -147,7 +154,7 @@ func (s *Server) subscribe(c *cmdCtx, k pubsubKind) {
 			}
 			t.mu.Unlock()
 		}
-		c.out = appendSubReply(c.out, cl.proto, pubsubVerbs[k][0], name, false, subCount(ss, k))
+		c.pushSubReply(pubsubVerbs[k][0], name, false, subCount(ss, k))
 	}
 	cl.publishSubCounts()
 }
@@ -189,17 +196,17 @@ func (s *Server) unsubscribe(c *cmdCtx, k pubsubKind) {
 	verb := pubsubVerbs[k][1]
 	if len(c.args) == 1 {
 		if len(ss.names[k]) == 0 {
-			c.out = appendSubReply(c.out, cl.proto, verb, nil, true, subCount(ss, k))
+			c.pushSubReply(verb, nil, true, subCount(ss, k))
 		}
 		for len(ss.names[k]) > 0 {
 			name := ss.names[k][0]
 			s.unsubscribeName(cl, k, name)
-			c.out = appendSubReply(c.out, cl.proto, verb, []byte(name), false, subCount(ss, k))
+			c.pushSubReply(verb, []byte(name), false, subCount(ss, k))
 		}
 	} else {
 		for _, name := range c.args[1:] {
 			s.unsubscribeName(cl, k, string(name))
-			c.out = appendSubReply(c.out, cl.proto, verb, name, false, subCount(ss, k))
+			c.pushSubReply(verb, name, false, subCount(ss, k))
 		}
 	}
 	cl.publishSubCounts()
@@ -288,7 +295,8 @@ func (e *msgEncoding) bytes(proto int) []byte {
 // sub is the publisher, else into sub's outbox.
 func (s *Server) deliver(c *cmdCtx, sub *client, e *msgEncoding, lim outboxLimit) {
 	if sub == c.cl {
-		c.out = append(c.out, e.bytes(sub.proto)...)
+		p := c.pushOut() // reply_mode.go
+		*p = append(*p, e.bytes(sub.proto)...)
 		return
 	}
 	cs := sub.conn

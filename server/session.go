@@ -27,9 +27,10 @@ type client struct {
 	track   *trackState  // client-side caching (tracking.go); nil when off
 	written []writtenKey // inside EXEC: keys written, whose waiters are served after it
 	authed  bool
-	quit    bool // close once the pending replies are written
-	tight   bool // the parser has the unauthenticated limits
-	execing bool // EXEC is running the queued commands
+	quit    bool  // close once the pending replies are written
+	tight   bool  // the parser has the unauthenticated limits
+	execing bool  // EXEC is running the queued commands
+	reply   uint8 // CLIENT REPLY's mode bits (reply_mode.go); 0: every reply is sent
 	// batches prefetchAhead leaves alone: the client's last looked at
 	// repeated one key (prefetch.go)
 	prefetchSkip uint8
@@ -51,6 +52,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	}
 	ctx.srv, ctx.cl, ctx.out, ctx.now, ctx.mono = s, cl, out, now, 0
 	ctx.store, ctx.jl = s.loopStore(cl) // notify.go
+	if cl.reply != 0 {
+		ctx.beginMuted() // reply_mode.go
+	}
 	if cl.parser == nil {
 		cl.parser = ctx.lendParser()
 		cl.parser.Limits.MaxArgs = 0 // setAuthLimits below while unauthenticated
@@ -87,6 +91,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 			s.afterCommand(ctx) // propagate.go: the keys a read expired
 		}
 		ctx.endCommand() // notify.go
+		if cl.reply != 0 {
+			ctx.settleReplies(true) // reply_mode.go: CLIENT REPLY OFF or SKIP
+		}
 	}
 	ctx.endBatch() // notify.go
 	if cl.multi != nil && cl.conn != nil {

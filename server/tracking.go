@@ -496,7 +496,8 @@ func (s *Server) sendInvalidation(c *cmdCtx, tg trackTarget, keys [][]byte) {
 		}
 	}
 	if c != nil && c.cl.conn == cs {
-		c.out = append(c.out, b...)
+		p := c.pushOut() // reply_mode.go
+		*p = append(*p, b...)
 		return
 	}
 	s.post(cs, s.cfg.pubsubLimit(), now, b)
