@@ -63,6 +63,7 @@ var engineSuite = []struct {
 	{"MonitorOverTLS", TestMonitorOverTLS},
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
+	{"ClientReplyOverSocketsMatchesRedis", TestClientReplyOverSocketsMatchesRedis},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer
