@@ -312,6 +312,7 @@ func (h *handler) onClose(cs *connState) {
 	}
 	counted := cs.tls == nil || !cs.tls.refuse // not a TLS client over maxclients
 	h.s.forgetBlocked(cs)
+	h.s.forgetPaused(cs) // pause.go
 	h.s.forgetMonitor(cs)
 	h.s.endMulti(&cs.cl)
 	h.s.unsubscribeAll(&cs.cl)
@@ -355,7 +356,7 @@ func (h *handler) sweepIdle(ls *loopState) {
 	}
 	now := nowMs()
 	for _, cs := range ls.conns {
-		if cs.cl.blocked == nil && now-cs.shared.lastActive.Load() > timeout*1000 && !cs.shared.killed.Swap(true) {
+		if cs.cl.blocked == nil && !cs.cl.pauseHeld && now-cs.shared.lastActive.Load() > timeout*1000 && !cs.shared.killed.Swap(true) {
 			h.s.log.Debug("closing idle client", zap.Uint64("conn", cs.cl.id))
 			cs.tc.Close()
 		}

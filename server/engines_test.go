@@ -64,6 +64,8 @@ var engineSuite = []struct {
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
 	{"ClientReplyOverSocketsMatchesRedis", TestClientReplyOverSocketsMatchesRedis},
+	{"ClientPauseWriteHoldsWritersAndServesReaders", TestClientPauseWriteHoldsWritersAndServesReaders},
+	{"ClientPauseAllEndsAtItsTimeout", TestClientPauseAllEndsAtItsTimeout},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

@@ -134,7 +134,7 @@ func (s *Server) infoClients(b []byte) []byte {
 	b = infoInt(b, "maxclients", s.cfg.maxClients.Load())
 	b = infoInt(b, "client_recent_max_input_buffer", 0)
 	b = infoInt(b, "client_recent_max_output_buffer", 0)
-	b = infoInt(b, "blocked_clients", s.blocked.n.Load())
+	b = infoInt(b, "blocked_clients", s.blocked.n.Load()+s.paused.n.Load()) // Redis 7.0 counts the clients a pause holds
 	b = infoInt(b, "total_blocking_keys", s.blocked.keys.Load())
 	b = infoInt(b, "tracking_clients", s.tracking.n.Load())
 	return infoInt(b, "clients_in_timeout_table", 0)

@@ -51,6 +51,7 @@ type Server struct {
 	clients   registry
 	laddrs    laddrCache   // the local addresses' strings, shared by their connections (conn.go)
 	blocked   blockTable   // clients blocked in BLPOP and the like (blocking.go)
+	paused    pauseState   // CLIENT PAUSE (pause.go)
 	watches   watchTable   // clients' WATCHed keys (multi.go)
 	pubsub    pubsubTable  // subscribers by channel (pubsub.go)
 	tracking  trackTable   // client-side caching (tracking.go)

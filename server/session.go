@@ -31,6 +31,10 @@ type client struct {
 	tight   bool  // the parser has the unauthenticated limits
 	execing bool  // EXEC is running the queued commands
 	reply   uint8 // CLIENT REPLY's mode bits (reply_mode.go); 0: every reply is sent
+	// held by CLIENT PAUSE (pause.go): listed in the server's held
+	// connections while pauseGen is the pause's generation
+	pauseHeld bool
+	pauseGen  uint64
 	// batches prefetchAhead leaves alone: the client's last looked at
 	// repeated one key (prefetch.go)
 	prefetchSkip uint8
@@ -80,6 +84,12 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		if n == 0 {
 			break
 		}
+		if (s.paused.mode.Load() != pauseOff || cl.pauseHeld) && len(args) > 0 {
+			ctx.args = args
+			if s.holdForPause(ctx) {
+				break // pause.go: the command stays in in, parsed again when the pause ends
+			}
+		}
 		consumed += n
 		ahead--
 		if len(args) == 0 {
@@ -96,6 +106,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		}
 	}
 	ctx.endBatch() // notify.go
+	if cl.pauseHeld {
+		s.resumeNext(cl) // pause.go: a held client's turn has run
+	}
 	if cl.multi != nil && cl.conn != nil {
 		cl.conn.shared.multi.Store(int32(len(cl.multi.cmds))) // multi.go: once per batch, not per queued command
 	}

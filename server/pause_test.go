@@ -1,0 +1,132 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var pauseDiffCases = []diffCase{
+	{"client-pause-errors", []string{
+		"CLIENT PAUSE", "CLIENT PAUSE x", "CLIENT PAUSE -1", "CLIENT PAUSE 1.5", "CLIENT PAUSE 99999999999999999999",
+		"CLIENT PAUSE 10 FOO", "CLIENT PAUSE x FOO", "CLIENT PAUSE x WRITE", "CLIENT PAUSE 10 ALL x", "client pause 10 all all",
+		"CLIENT PAUSE 10 FOO x", "CLIENT UNPAUSE x", "CLIENT PAUSE 0", "CLIENT PAUSE 0 write", "CLIENT PAUSE 0 ALL",
+		"CLIENT UNPAUSE", "client unpause",
+	}},
+}
+
+func TestClientPauseErrorsMatchRedis(t *testing.T) { runDiff(t, pauseDiffCases) }
+
+// pauseConn is a connection whose loop the test knows.
+type pauseConn struct {
+	*rawConn
+	ls *loopState
+}
+
+// dialOnLoop dials s until a connection lands on a loop other than not
+// (nil: any), and returns it.
+func dialOnLoop(t *testing.T, s *Server, not *loopState) pauseConn {
+	t.Helper()
+	for i := 0; i < 16; i++ {
+		rc := dialRaw(t, s.Addr())
+		id, _ := strconv.ParseUint(strings.TrimSpace(rc.do("CLIENT", "ID")[1:]), 10, 64)
+		cs := s.clients.get(id)
+		if cs == nil {
+			t.Fatalf("client %d not registered", id)
+		}
+		if cs.ls != not {
+			return pauseConn{rc, cs.ls}
+		}
+		rc.c.Close()
+	}
+	t.Fatal("every connection landed on one loop")
+	return pauseConn{}
+}
+
+// expectNoReply fails if rc receives anything within a short wait: a
+// held command is not answered.
+func expectNoReply(t *testing.T, rc *rawConn, what string) {
+	t.Helper()
+	_ = rc.c.SetReadDeadline(time.Now().Add(150 * time.Millisecond))
+	if _, err := rc.r.Peek(1); err == nil {
+		t.Fatalf("%s was answered during the pause", what)
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+}
+
+// TestClientPauseWriteHoldsWritersAndServesReaders pauses writes: two
+// writers' commands (one on each loop) are held, with what they
+// pipelined after them, while a reader on the other loop is served; CLIENT
+// UNPAUSE runs them in the order they arrived.
+func TestClientPauseWriteHoldsWritersAndServesReaders(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	admin := dialRaw(t, s.Addr())
+	w1 := dialOnLoop(t, s, nil)
+	w2 := dialOnLoop(t, s, w1.ls)
+	reader := dialOnLoop(t, s, w2.ls)  // on w1's loop
+	reader2 := dialOnLoop(t, s, w1.ls) // on w2's loop
+	if got := admin.do("CLIENT", "PAUSE", "10000", "WRITE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT PAUSE: %q", got)
+	}
+	w1.send(multibulk("SET", "k", "1") + multibulk("GET", "k"))
+	waitFor(t, func() bool { return strings.Contains(admin.do("INFO", "clients"), "blocked_clients:1\r\n") }, "the first writer to be held")
+	w2.send(multibulk("INCR", "k") + multibulk("PING"))
+	waitFor(t, func() bool { return strings.Contains(admin.do("INFO", "clients"), "blocked_clients:2\r\n") }, "the second writer to be held")
+	for _, r := range []pauseConn{reader, reader2} {
+		if got := r.do("GET", "k"); got != "$-1\r\n" {
+			t.Fatalf("a read during the pause: %q", got)
+		}
+		if got := r.do("MULTI") + r.do("GET", "k") + r.do("EXEC"); got != "+OK\r\n+QUEUED\r\n*1\r\n$-1\r\n" {
+			t.Fatalf("a read-only transaction during the pause: %q", got)
+		}
+	}
+	expectNoReply(t, w1.rawConn, "the first writer's SET")
+	expectNoReply(t, w2.rawConn, "the second writer's INCR")
+	if got := admin.do("CLIENT", "UNPAUSE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT UNPAUSE: %q", got)
+	}
+	if got := w1.reply() + w1.reply(); got != "+OK\r\n$1\r\n1\r\n" {
+		t.Fatalf("the first writer after the pause: %q", got)
+	}
+	if got := w2.reply() + w2.reply(); got != ":2\r\n+PONG\r\n" { // after the first writer's SET
+		t.Fatalf("the second writer after the pause: %q", got)
+	}
+	if got := admin.do("INFO", "clients"); !strings.Contains(got, "blocked_clients:0\r\n") {
+		t.Fatalf("after the pause: %q", got)
+	}
+}
+
+// TestClientPauseAllEndsAtItsTimeout pauses every command: the pausing
+// client's own next command and another loop's CLIENT UNPAUSE are held
+// too, and the timeout ends the pause; a held client that closes is
+// forgotten.
+func TestClientPauseAllEndsAtItsTimeout(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	a := dialOnLoop(t, s, nil)
+	b := dialOnLoop(t, s, a.ls)
+	gone := dialOnLoop(t, s, nil)
+	a.send(multibulk("CLIENT", "PAUSE", "400", "ALL") + multibulk("SET", "k", "a"))
+	if got := a.reply(); got != "+OK\r\n" {
+		t.Fatalf("CLIENT PAUSE: %q", got)
+	}
+	held := func(n int64) func() bool { return func() bool { return s.paused.n.Load() == n } } // INFO would be held too
+	waitFor(t, held(1), "the pausing client's SET to be held")
+	gone.send(multibulk("SET", "k", "gone"))
+	waitFor(t, held(2), "the closing client's SET to be held")
+	b.send(multibulk("CLIENT", "UNPAUSE") + multibulk("APPEND", "k", "b"))
+	waitFor(t, held(3), "CLIENT UNPAUSE to be held")
+	_ = gone.c.Close()
+	waitFor(t, held(2), "the closed client to be forgotten")
+	expectNoReply(t, a.rawConn, "the pausing client's SET")
+	if got := a.reply(); got != "+OK\r\n" { // the timeout ended the pause
+		t.Fatalf("the pausing client's SET: %q", got)
+	}
+	if got := b.reply() + b.reply(); got != "+OK\r\n:2\r\n" {
+		t.Fatalf("the second client after the pause: %q", got)
+	}
+	if got := a.do("GET", "k"); got != "$2\r\nab\r\n" {
+		t.Fatalf("k after the pause: %q", got)
+	}
+	waitFor(t, func() bool { return strings.Contains(a.do("INFO", "clients"), "blocked_clients:0\r\n") }, "no client held")
+}
