@@ -66,6 +66,7 @@ var engineSuite = []struct {
 	{"ClientReplyOverSocketsMatchesRedis", TestClientReplyOverSocketsMatchesRedis},
 	{"ClientPauseWriteHoldsWritersAndServesReaders", TestClientPauseWriteHoldsWritersAndServesReaders},
 	{"ClientPauseAllEndsAtItsTimeout", TestClientPauseAllEndsAtItsTimeout},
+	{"ClientPauseHoldsATLSClient", TestClientPauseHoldsATLSClient},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,4 +130,37 @@ func TestClientPauseAllEndsAtItsTimeout(t *testing.T) {
 		t.Fatalf("k after the pause: %q", got)
 	}
 	waitFor(t, func() bool { return strings.Contains(a.do("INFO", "clients"), "blocked_clients:0\r\n") }, "no client held")
+}
+
+// TestClientPauseHoldsATLSClient holds a TLS client's write, with the
+// command pipelined behind it, in its pending plaintext, and runs both
+// when the pause ends.
+func TestClientPauseHoldsATLSClient(t *testing.T) {
+	pki := newTestPKI(t)
+	s := startTLSServer(t, pki, Options{Loops: 2})
+	admin := dialRaw(t, s.Addr())
+	c := dialTLS(t, s.TLSAddr(), pki.clientConfig())
+	r := bufio.NewReader(c)
+	if got := tlsDo(t, c, r, "PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING: %q", got)
+	}
+	if got := admin.do("CLIENT", "PAUSE", "10000", "WRITE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT PAUSE: %q", got)
+	}
+	if _, err := c.Write([]byte(multibulk("GET", "k") + multibulk("SET", "k", "v") + multibulk("GET", "k"))); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readRaw(r); err != nil || got != "$-1\r\n" {
+		t.Fatalf("the read before the held write: %q %v", got, err)
+	}
+	waitFor(t, func() bool { return s.paused.n.Load() == 1 }, "the TLS client's SET to be held")
+	if got := admin.do("GET", "k"); got != "$-1\r\n" {
+		t.Fatalf("k during the pause: %q", got)
+	}
+	admin.do("CLIENT", "UNPAUSE")
+	for _, want := range []string{"+OK\r\n", "$1\r\nv\r\n"} {
+		if got, err := readRaw(r); err != nil || got != want {
+			t.Fatalf("after the pause: %q %v, want %q", got, err, want)
+		}
+	}
 }
