@@ -64,6 +64,7 @@ var engineSuite = []struct {
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
 	{"ClientReplyOverSocketsMatchesRedis", TestClientReplyOverSocketsMatchesRedis},
+	{"ClientReplyOffMutesTheProtocolError", TestClientReplyOffMutesTheProtocolError},
 	{"ClientPauseWriteHoldsWritersAndServesReaders", TestClientPauseWriteHoldsWritersAndServesReaders},
 	{"ClientPauseAllEndsAtItsTimeout", TestClientPauseAllEndsAtItsTimeout},
 	{"ClientPauseHoldsATLSClient", TestClientPauseHoldsATLSClient},

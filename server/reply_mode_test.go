@@ -60,3 +60,14 @@ func mutedClientStream(t *testing.T, addr string) string {
 	}
 	return out.String()
 }
+
+// TestClientReplyOffMutesTheProtocolError checks that a muted client's
+// protocol error is not sent, as in Redis, and that the connection closes.
+func TestClientReplyOffMutesTheProtocolError(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	rc := dialRaw(t, s.Addr())
+	rc.send(multibulk("CLIENT", "REPLY", "OFF") + "*x\r\n")
+	if got := rc.expectClosed(); got != "" {
+		t.Fatalf("a muted client got %q", got)
+	}
+}

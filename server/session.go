@@ -77,7 +77,9 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		}
 		args, n, err := cl.parser.Next(in[consumed:])
 		if err != nil {
-			ctx.errReply("ERR " + s.protocolErrorText(cl, in[consumed:], err))
+			if cl.reply&replyMuted == 0 { // CLIENT REPLY OFF mutes it too, as in Redis, which then leaves the connection open; loopkv closes it
+				ctx.errReply("ERR " + s.protocolErrorText(cl, in[consumed:], err))
+			}
 			closeAfter = true
 			break
 		}
