@@ -376,7 +376,9 @@ const (
 func (h *handler) tick(n int) {
 	reanchorClock()
 	calibrateTSC() // clock.go
-	h.s.activeExpire(nowMs(), expireBudget)
+	if h.s.paused.mode.Load() == pauseOff { // pause.go: Redis's active expiry waits out a pause
+		h.s.activeExpire(nowMs(), expireBudget)
+	}
 	h.s.persistTick(time.Now()) // persist.go: the save rules
 	h.s.aofTick()               // aof.go: write status, rewrites
 	if n%sweepEvery != 0 {

@@ -68,6 +68,7 @@ var engineSuite = []struct {
 	{"ClientPauseWriteHoldsWritersAndServesReaders", TestClientPauseWriteHoldsWritersAndServesReaders},
 	{"ClientPauseAllEndsAtItsTimeout", TestClientPauseAllEndsAtItsTimeout},
 	{"ClientPauseHoldsATLSClient", TestClientPauseHoldsATLSClient},
+	{"ClientPauseStopsActiveExpiry", TestClientPauseStopsActiveExpiry},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

@@ -26,8 +26,9 @@ import (
 // still answered), CLIENT UNPAUSE included, so only the timeout ends it;
 // WRITE holds writes, EXEC of a transaction with writes, and the commands
 // that may replicate (PUBLISH, SPUBLISH, PFCOUNT, EVAL, EVALSHA, FCALL),
-// queued in MULTI or not. Redis also stops expiring and evicting keys
-// during a WRITE pause; loopkv does not.
+// queued in MULTI or not. Active expiry waits out a pause, as Redis's
+// does; a read still expires the key it finds expired, and eviction
+// goes on.
 
 // Pause modes, in increasing order: a new pause never lowers the mode.
 const (

@@ -164,3 +164,21 @@ func TestClientPauseHoldsATLSClient(t *testing.T) {
 		}
 	}
 }
+
+// TestClientPauseStopsActiveExpiry checks, on loopkv and redis-server,
+// that a key past its TTL is not expired in the background during a
+// pause, and is once the pause ends.
+func TestClientPauseStopsActiveExpiry(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	for _, addr := range []string{s.Addr(), startRefRedis(t)} {
+		rc := dialRaw(t, addr)
+		rc.do("SET", "k", "v", "PX", "50")
+		rc.do("CLIENT", "PAUSE", "10000", "WRITE")
+		time.Sleep(400 * time.Millisecond) // several active expiry cycles (10 a second)
+		if got := rc.do("DBSIZE"); got != ":1\r\n" {
+			t.Fatalf("%s: DBSIZE during the pause: %q, want the expired key still counted", addr, got)
+		}
+		rc.do("CLIENT", "UNPAUSE")
+		waitFor(t, func() bool { return rc.do("DBSIZE") == ":0\r\n" }, "active expiry after the pause")
+	}
+}
