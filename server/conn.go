@@ -376,7 +376,8 @@ const (
 func (h *handler) tick(n int) {
 	reanchorClock()
 	calibrateTSC() // clock.go
-	if h.s.paused.mode.Load() == pauseOff { // pause.go: Redis's active expiry waits out a pause
+	// Redis's active expiry waits out a CLIENT PAUSE (pause.go)
+	if h.s.paused.mode.Load() == pauseOff {
 		h.s.activeExpire(nowMs(), expireBudget)
 	}
 	h.s.persistTick(time.Now()) // persist.go: the save rules
