@@ -39,6 +39,7 @@ import (
 //	ZMPOP, BZMPOP               ZPOPMIN|ZPOPMAX key n
 //	SORT ... STORE              as sent; SORT without STORE writes nothing
 //	RESTORE key ttl ...         RESTORE key abs-ms ... ABSTTL, or DEL key when abs-ms is past
+//	GEOADD key [NX|XX] [CH] lon lat m ...  ZADD key [NX|XX] [CH] hash m ...
 //	MULTI ... EXEC              the transaction's changes; wrapped in MULTI/EXEC when there are two or more
 //
 // SELECT goes before a change whose database is not the stream's. A
@@ -78,6 +79,7 @@ const (
 	propZMPop                      // ZMPOP, BZMPOP
 	propSort                       // SORT
 	propRestore                    // RESTORE
+	propGeoAdd                     // GEOADD
 	propExec                       // EXEC: holds the lock; its queued commands propagate
 )
 
@@ -90,6 +92,7 @@ var propRules = map[string]propRule{
 	"blpop": propBPop, "brpop": propBPop, "bzpopmin": propBZPop, "bzpopmax": propBZPop,
 	"blmove": propBMove, "brpoplpush": propBMove, "lmpop": propMPop, "blmpop": propMPop,
 	"zmpop": propZMPop, "bzmpop": propZMPop, "sort": propSort, "exec": propExec, "restore": propRestore,
+	"geoadd": propGeoAdd,
 }
 
 // propRuleOf is the rule of a command row (newCmdTable).
@@ -419,6 +422,8 @@ func (p *propagator) rewrite(c *cmdCtx, cmd *command, reply []byte) bool {
 		return p.srem(db, a[1], reply)
 	case propRestore:
 		p.restore(c)
+	case propGeoAdd:
+		return p.geoadd(c)
 	case propSort:
 		for _, x := range a[2:] {
 			if optIs(x, "store") {
