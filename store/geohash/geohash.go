@@ -121,10 +121,10 @@ func Decode(lon, lat Range, h Bits) (Area, bool) {
 	latScale, lonScale := lat.Max-lat.Min, lon.Max-lon.Min
 	a := Area{Hash: h}
 	// ilat+1 wraps in 32 bits, as Redis's does
-	a.Lat.Min = lat.Min + (float64(ilat)*1.0/cells)*latScale
-	a.Lat.Max = lat.Min + (float64(ilat+1)*1.0/cells)*latScale
-	a.Lon.Min = lon.Min + (float64(ilon)*1.0/cells)*lonScale
-	a.Lon.Max = lon.Min + (float64(ilon+1)*1.0/cells)*lonScale
+	a.Lat.Min = lat.Min + float64((float64(ilat)/cells)*latScale)
+	a.Lat.Max = lat.Min + float64((float64(ilat+1)/cells)*latScale)
+	a.Lon.Min = lon.Min + float64((float64(ilon)/cells)*lonScale)
+	a.Lon.Max = lon.Min + float64((float64(ilon+1)/cells)*lonScale)
 	return a, true
 }
 
@@ -200,7 +200,9 @@ func AppendString(dst []byte, score float64) []byte {
 func Distance(x1, y1, x2, y2 float64) float64 {
 	lat1, lon1 := y1*degToRad, x1*degToRad
 	lat2, lon2 := y2*degToRad, x2*degToRad
-	u := math.Sin((lat2 - lat1) / 2)
-	v := math.Sin((lon2 - lon1) / 2)
-	return 2.0 * EarthRadius * math.Asin(math.Sqrt(u*u+math.Cos(lat1)*math.Cos(lat2)*v*v))
+	u := sin((lat2 - lat1) / 2)
+	v := sin((lon2 - lon1) / 2)
+	// float64() rounds each product, as C does without fused multiply-adds
+	a := float64(u*u) + float64(float64(float64(cos(lat1)*cos(lat2))*v)*v)
+	return 2.0 * EarthRadius * asin(math.Sqrt(a))
 }

@@ -26,8 +26,8 @@ func (s *Shape) boundingBox() (minLon, minLat, maxLon, maxLat float64) {
 	h *= s.Conversion
 	w *= s.Conversion
 	latDelta := (h / EarthRadius) / degToRad
-	topDelta := (w / EarthRadius / math.Cos((s.Y+latDelta)*degToRad)) / degToRad
-	bottomDelta := (w / EarthRadius / math.Cos((s.Y-latDelta)*degToRad)) / degToRad
+	topDelta := (w / EarthRadius / cos((s.Y+latDelta)*degToRad)) / degToRad
+	bottomDelta := (w / EarthRadius / cos((s.Y-latDelta)*degToRad)) / degToRad
 	d := topDelta
 	if s.Y < 0 {
 		d = bottomDelta
@@ -128,7 +128,7 @@ func (s *Shape) Ranges(dst []ScoreRange) []ScoreRange {
 	minLon, minLat, maxLon, maxLat := s.boundingBox()
 	r := s.Radius
 	if s.Box {
-		r = math.Sqrt((s.Width/2)*(s.Width/2) + (s.Height/2)*(s.Height/2))
+		r = math.Sqrt(float64((s.Width/2)*(s.Width/2)) + float64((s.Height/2)*(s.Height/2)))
 	}
 	r *= s.Conversion
 	steps := stepsForRadius(r, s.Y)
