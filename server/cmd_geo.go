@@ -185,7 +185,8 @@ points:
 }
 
 // geoadd propagates GEOADD as the ZADD Redis rewrites it to:
-// ZADD key [NX|XX] [CH] score member ..., the options as given.
+// zadd key [NX|XX] [CH] score member ..., the options as given and the
+// name in lower case, as geoaddCommand spells it.
 func (p *propagator) geoadd(c *cmdCtx) bool {
 	sm, _, _, ok := geoAddArgsQuiet(c)
 	if !ok {
@@ -193,7 +194,7 @@ func (p *propagator) geoadd(c *cmdCtx) bool {
 	}
 	opts := len(c.args) - 2 - len(sm)/2*3
 	p.begin(c.db(), 2+opts+len(sm))
-	p.str("ZADD")
+	p.str("zadd")
 	p.begin1(c.args[1 : 2+opts])
 	p.begin1(sm)
 	return true
