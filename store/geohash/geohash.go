@@ -96,7 +96,7 @@ func Encode(lon, lat Range, x, y float64, step uint8) (Bits, bool) {
 	if step > 32 || step == 0 || lat.Min == 0 && lat.Max == 0 || lon.Min == 0 && lon.Max == 0 {
 		return Bits{}, false
 	}
-	if x > LonMax || x < LonMin || y > LatMax || y < LatMin {
+	if !ValidPoint(x, y) { // NaN too, which no argument parses to
 		return Bits{}, false
 	}
 	if y < lat.Min || y > lat.Max || x < lon.Min || x > lon.Max {
