@@ -359,7 +359,7 @@ type geoPoint struct {
 // geoMemberPoint reads member's point into s, replying with Redis's
 // error when it is not in key.
 func geoMemberPoint(c *cmdCtx, key, member []byte, s *geohash.Shape) bool {
-	score, ok, st := c.store.ZScore(c.db(), key, member, c.now)
+	score, ok, st := c.store.ZScoreUncounted(c.db(), key, member, c.now)
 	if st != store.OK || !ok {
 		c.errReply(errGeoMember)
 		return false

@@ -326,3 +326,35 @@ func sameUpToULP(got, want []byte) bool {
 	}
 	return true
 }
+
+// TestGeoKeyspaceHitsMatchRedis: each command counts one keyspace hit or
+// miss for its source key, however often it reads it (the centre member,
+// the walk), as redis-server's one lookupKeyRead does.
+func TestGeoKeyspaceHitsMatchRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newOurServer()
+	script := []string{
+		"GEOSEARCH g FROMMEMBER Palermo BYRADIUS 100 km", "GEOADD g 13.361389 38.115556 Palermo",
+		"GEOSEARCH g FROMMEMBER Palermo BYRADIUS 100 km", "GEORADIUSBYMEMBER g Palermo 100 km", "GEODIST g Palermo Palermo",
+		"GEOPOS g Palermo", "GEOHASH g Palermo x", "GEOSEARCHSTORE d g FROMMEMBER Palermo BYRADIUS 100 km STOREDIST",
+		"GEORADIUS g 13 38 100 km STORE d", "GEORADIUSBYMEMBER nokey x 1 km", "GEOSEARCH g FROMMEMBER nosuch BYRADIUS 1 km",
+	}
+	ref.do(t, []string{"FLUSHALL"})
+	ref.do(t, []string{"CONFIG", "RESETSTAT"})
+	base := ours.s.store.Stats()
+	for _, line := range script {
+		args := diffSplit(t, line)
+		ref.do(t, args)
+		ours.do(t, args)
+	}
+	info := string(ref.do(t, []string{"INFO", "stats"}))
+	st := ours.s.store.Stats()
+	for _, kv := range []struct {
+		name string
+		n    int64
+	}{{"keyspace_hits", st.KeyspaceHits - base.KeyspaceHits}, {"keyspace_misses", st.KeyspaceMisses - base.KeyspaceMisses}} {
+		if want := fmt.Sprintf("%s:%d\r\n", kv.name, kv.n); !strings.Contains(info, want) {
+			t.Errorf("loopkv counts %s, redis-server's INFO stats:\n%s", want, info)
+		}
+	}
+}

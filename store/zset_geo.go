@@ -22,6 +22,34 @@ func (s *Store) ZScorePair(db int, key, m1, m2 []byte, now int64) (s1, s2 float6
 	return s1, s2, ok1, ok2, OK
 }
 
+// The searches look their key up first with a counted read (ZCard, as
+// Redis's lookupKeyRead counts one keyspace hit or miss per command), and
+// again, uncounted, for the centre member and the walk.
+
+// acquireUncounted is acquireReadInto that counts no keyspace hit or miss
+// and leaves the access field alone.
+func (s *Store) acquireUncounted(k *kv, db int, key []byte, now int64) {
+	slot := KeySlot(key)
+	sh := &s.shards[s.shardOf(slot)]
+	s.lockShard(sh)
+	s.lookupInto(k, sh, db, key, slot, now, false, false)
+}
+
+// ZScoreUncounted is ZScore for a key the command has counted already.
+func (s *Store) ZScoreUncounted(db int, key, member []byte, now int64) (float64, bool, Status) {
+	var k kv
+	s.acquireUncounted(&k, db, key, now)
+	defer k.release()
+	if !k.exists() {
+		return 0, false, NotFound
+	}
+	if st := k.check(TypeZSet); st != OK {
+		return 0, false, st
+	}
+	f, ok := k.zscore(member)
+	return f, ok, OK
+}
+
 // zwalkRanges calls visit for the members in each range, range after
 // range, in score order within one; visit returning false ends the walk.
 func (k *kv) zwalkRanges(ranges []ZScoreRange, visit func(m []byte, score float64) bool) {
@@ -44,12 +72,16 @@ func (k *kv) zwalkRanges(ranges []ZScoreRange, visit func(m []byte, score float6
 
 // ZWalkRanges calls visit, under key's lock, for the members of key's
 // sorted set whose scores lie in ranges, as zwalkRanges; visit must not
-// keep m. It returns NotFound when key does not exist.
+// keep m. It returns NotFound when key does not exist. It counts no
+// keyspace hit.
 func (s *Store) ZWalkRanges(db int, key []byte, ranges []ZScoreRange, now int64, visit func(m []byte, score float64) bool) Status {
 	var k kv
-	st := s.openInto(&k, db, key, now, TypeZSet, forRead)
+	s.acquireUncounted(&k, db, key, now)
 	defer k.release()
-	if st != OK {
+	if !k.exists() {
+		return NotFound
+	}
+	if st := k.check(TypeZSet); st != OK {
 		return st
 	}
 	k.zwalkRanges(ranges, visit)
@@ -70,7 +102,7 @@ func (s *Store) ZWalkStore(db int, dst, src []byte, ranges []ZScoreRange, now in
 	s.lockSet(&m)
 	defer s.unlockSet(&m)
 	var ks kv
-	s.findInto(&ks, db, src, now, true)
+	s.findReadInto(&ks, db, src, now, false)
 	if st := ks.check(TypeZSet); st != OK {
 		return 0, false, st
 	}
