@@ -13,6 +13,7 @@ func init() {
 		{"NotifyGeoMatchesRedis", TestNotifyGeoMatchesRedis},
 		{"WatchGeoMatchesRedis", TestWatchGeoMatchesRedis},
 		{"PropagationGeoMatchesRedis", TestPropagationGeoMatchesRedis},
+		{"TrackingGeoMatchesRedis", TestTrackingGeoMatchesRedis},
 	}...)
 }
 
@@ -107,4 +108,32 @@ func TestPropagationGeoMatchesRedis(t *testing.T) {
 	if r := dumpKeyspace(t, dialRaw(t, ref)); r != mine {
 		t.Errorf("loopkv's keyspace differs from redis-server's\nloopkv:\n%s\nredis:\n%s", mine, r)
 	}
+}
+
+// trackingGeoScript: the geo reads track their key; GEOADD and a STORE
+// into a tracked destination invalidate it (an empty result deleting it
+// too), a GEOADD that changes nothing does not; GEORADIUS, a write
+// command even without STORE, tracks nothing.
+var trackingGeoScript = []pubsubStep{
+	{0, "HELLO 3", 1, 0, true},
+	{1, "GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania", 1, 0, false},
+	{0, "CLIENT TRACKING ON", 1, 0, false},
+	{0, "GEOPOS g Palermo", 1, 0, false},
+	{1, "GEOADD g 1 1 x", 1, 1, false},
+	{0, "GEODIST g Palermo Catania", 1, 0, false},
+	{1, "GEOADD g 13.361389 38.115556 Palermo", 1, 0, false},
+	{0, "GEOSEARCH g FROMMEMBER Palermo BYRADIUS 300 km", 1, 0, false},
+	{0, "GEOHASH d x", 1, 0, false},
+	{1, "GEOSEARCHSTORE d g FROMMEMBER Palermo BYRADIUS 300 km", 1, 1, false},
+	{0, "GEORADIUS d 15 37 1 km", 1, 0, false},
+	{1, "GEORADIUS g 0 0 1 m STORE d2", 1, 0, false},
+	{1, "GEOSEARCHSTORE d g FROMMEMBER Palermo BYRADIUS 300 km", 1, 0, false},
+	{0, "GEORADIUS_RO d 15 37 1 km", 1, 0, false},
+	{1, "GEORADIUS g 0 0 1 m STORE d", 1, 1, false},
+	{0, "PING", 1, 0, false},
+}
+
+func TestTrackingGeoMatchesRedis(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	diffPubsubScript(t, s, 2, trackingGeoScript)
 }
