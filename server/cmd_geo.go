@@ -150,6 +150,7 @@ func cmdGeoAdd(c *cmdCtx) {
 // bad. The propagation of GEOADD (as ZADD) reads them again.
 func geoAddArgs(c *cmdCtx) (sm [][]byte, f store.ZAddFlags, ch, ok bool) {
 	i := 2
+options:
 	for ; i < len(c.args); i++ {
 		a := c.args[i]
 		switch {
@@ -160,10 +161,9 @@ func geoAddArgs(c *cmdCtx) (sm [][]byte, f store.ZAddFlags, ch, ok bool) {
 		case optIs(a, "ch"):
 			ch = true
 		default:
-			goto points
+			break options
 		}
 	}
-points:
 	rest := c.args[i:]
 	if len(rest)%3 != 0 || len(rest) == 0 || f&store.ZAddNX != 0 && f&store.ZAddXX != 0 {
 		c.errReply(errSyntax)

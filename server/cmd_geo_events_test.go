@@ -83,6 +83,7 @@ func TestPropagationGeoMatchesRedis(t *testing.T) {
 		"GEOADD g 13.361389 38.115556 Palermo", "GEOADD g 200 0 bad", "GEORADIUS g 15 37 200 km STOREDIST d1",
 		"GEORADIUSBYMEMBER g Palermo 200 km STORE d2 COUNT 1", "GEOSEARCHSTORE d3 g FROMLONLAT 15 37 BYBOX 400 400 km STOREDIST",
 		"GEOSEARCHSTORE d1 g FROMLONLAT 0 -80 BYRADIUS 1 m", "GEORADIUS g 15 37 200 km",
+		"MULTI", "GEOADD t 1 2 a 3 4 b", "GEOADD t XX 5 6 a", "GEOSEARCHSTORE d4 t FROMMEMBER a BYRADIUS 1000 km", "EXEC",
 	} {
 		args := strings.Fields(line)
 		if x, y := a.do(args...), b.do(args...); x != y {
