@@ -538,16 +538,23 @@ func geoSearchGeneric(c *cmdCtx, src int, fl geoFlags) {
 	geoReply(c, &q, pts)
 }
 
-// geoSelect sorts the points as asked (stable, as glibc's qsort merges)
-// and keeps COUNT of them, their distances in the query's unit.
+// geoSelect sorts the points as asked and keeps COUNT of them, their
+// distances in the query's unit: all of them sorted stably (glibc's qsort
+// merges), fewer by Redis's partial quicksort (cmd_geo_sort.go).
 func geoSelect(q *geoQuery, pts []geoPoint) []geoPoint {
-	switch q.sort {
-	case 1:
-		slices.SortStableFunc(pts, func(a, b geoPoint) int { return cmpDist(a.dist, b.dist) })
-	case 2:
-		slices.SortStableFunc(pts, func(a, b geoPoint) int { return cmpDist(b.dist, a.dist) })
+	cmp := func(a, b *geoPoint) int { return cmpDist(a.dist, b.dist) }
+	if q.sort == 2 {
+		cmp = func(a, b *geoPoint) int { return -cmpDist(a.dist, b.dist) }
 	}
-	if q.count != 0 && int64(len(pts)) > q.count {
+	partial := q.count != 0 && int64(len(pts)) > q.count
+	switch {
+	case q.sort == 0:
+	case partial:
+		geoPartialSort(pts, cmp, int(q.count))
+	default:
+		slices.SortStableFunc(pts, func(a, b geoPoint) int { return cmp(&a, &b) })
+	}
+	if partial {
 		pts = pts[:q.count]
 	}
 	for i := range pts {

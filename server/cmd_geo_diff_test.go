@@ -124,6 +124,11 @@ var geoDiffCases = []diffCase{
 		"ZRANGE Sicily 0 -1 WITHSCORES", "SET s v", "GEOSEARCHSTORE d s FROMLONLAT 15 37 BYRADIUS 200 km", "GEOSEARCHSTORE s Sicily FROMLONLAT 15 37 BYRADIUS 200 km",
 		"TYPE s", "R GEOSEARCHSTORE d Sicily FROMLONLAT 15 37 BYRADIUS 200 km COUNT 1 ANY", "#proto 3", "GEOSEARCHSTORE d Sicily FROMLONLAT 15 37 BYRADIUS 200 km",
 	})},
+	{"geo-ties", []string{
+		"GEOADD t 1 1 c 1 1 a 1 1 b 2 2 d 0 0 e 1.5 1.5 f 1 1 g", "GEOSEARCH t FROMLONLAT 1 1 BYRADIUS 500 km ASC",
+		"GEOSEARCH t FROMLONLAT 1 1 BYRADIUS 500 km DESC", "GEOSEARCH t FROMLONLAT 1 1 BYRADIUS 500 km", "GEOSEARCH t FROMLONLAT 1 1 BYRADIUS 500 km COUNT 3",
+		"GEOSEARCH t FROMLONLAT 1 1 BYRADIUS 500 km COUNT 7 DESC", "GEOSEARCH t FROMLONLAT 1 1 BYRADIUS 500 km COUNT 2 ANY",
+	}},
 	{"geo-encodings", []string{
 		"#config zset-max-listpack-entries 4", geoFill("big", 10, 0.01), "#enc big", "GEOSEARCHSTORE d big FROMLONLAT 10 10 BYRADIUS 1000 km", "#enc d",
 		"GEOSEARCHSTORE d big FROMLONLAT 10 10 BYRADIUS 1000 km COUNT 3", "#enc d", "ZRANGE d 0 -1 WITHSCORES",
@@ -360,4 +365,29 @@ func TestGeoKeyspaceHitsMatchRedis(t *testing.T) {
 			t.Errorf("loopkv counts %s, redis-server's INFO stats:\n%s", want, info)
 		}
 	}
+}
+
+// TestGeoRandomTiesDiff: many members share a point, so that distances
+// tie; COUNT then keeps the members, in the order, Redis's partial
+// quicksort leaves, and a full sort keeps the scan's order of ties.
+func TestGeoRandomTiesDiff(t *testing.T) {
+	rng := rand.New(rand.NewSource(7272))
+	var cmds []string
+	for b := 0; b < 10; b++ {
+		var sb strings.Builder
+		sb.WriteString("GEOADD ties")
+		for i := 0; i < 100; i++ {
+			fmt.Fprintf(&sb, " %.2f %.2f m%d", 10+float64(rng.Intn(6))*0.01, 20+float64(rng.Intn(6))*0.01, b*100+i)
+		}
+		cmds = append(cmds, sb.String())
+	}
+	for q := 0; q < 300; q++ {
+		sort := []string{"ASC", "DESC", ""}[rng.Intn(3)]
+		cmds = append(cmds, fmt.Sprintf("GEOSEARCH ties FROMLONLAT %.3f %.3f BYRADIUS %d km %s COUNT %d WITHDIST",
+			10+rng.Float64()*0.05, 20+rng.Float64()*0.05, 1+rng.Intn(10), sort, 1+rng.Intn(120)))
+		if q%3 == 0 {
+			cmds = append(cmds, fmt.Sprintf("GEORADIUSBYMEMBER ties m%d %d km %s", rng.Intn(1000), 1+rng.Intn(10), sort))
+		}
+	}
+	runDiff(t, []diffCase{{"geo-ties", cmds}})
 }
