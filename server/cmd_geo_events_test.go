@@ -37,6 +37,9 @@ func TestNotifyGeoMatchesRedis(t *testing.T) {
 	}
 	diffNotify(t, s.Addr(), ref, 2, "Kz", notifyGeoScript)
 	diffNotify(t, s.Addr(), ref, 2, "Eg", notifyGeoScript)
+	diffNotify(t, s.Addr(), ref, 3, "KEm", append([]string{"GEOPOS nokey a", "GEODIST nokey a b", "GEOHASH nokey a",
+		"GEOSEARCH nokey FROMLONLAT 0 0 BYRADIUS 1 m", "GEORADIUS nokey 0 0 1 m STORE d", "GEOSEARCH g FROMMEMBER nosuch BYRADIUS 1 m"},
+		notifyGeoScript...))
 }
 
 // watchGeoScript: a GEOADD that changes the key, and a STORE into it,
