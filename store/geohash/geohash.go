@@ -1,13 +1,3 @@
-// Package geohash is the geohash arithmetic of Redis 7.0's geospatial
-// commands: a point's longitude and latitude interleaved into a 52-bit
-// integer (26 bits each), the cell a hash names, its neighbours, the
-// haversine distance and the cells that cover a search shape. It knows
-// nothing of sorted sets or RESP; the server stores a hash as a member's
-// score.
-//
-// Every formula keeps Redis's order of floating-point operations, since
-// the replies print the results to their last digits and a search must
-// select exactly the members Redis selects.
 package geohash
 
 import "math"
