@@ -53,6 +53,8 @@ func diffDirective(t *testing.T, ref *redisRef, ours *ourServer, name string, i 
 			l.ZSetMaxListpackEntries = n
 		case "zset-max-listpack-value":
 			l.ZSetMaxListpackValue = n
+		case "hll-sparse-max-bytes":
+			l.HLLSparseMaxBytes = n
 		default:
 			t.Fatalf("#config %s: unknown setting", f[1])
 		}

@@ -96,8 +96,6 @@ var acceptedSettings = []configParam{
 		Help: "raise hz with the number of clients (accepted; no effect in loopkv)"}),
 	fixed(config.Setting{Name: "enable-module-command", Default: "no", Type: config.Enum{"no", "yes", "local"},
 		Help: "allow MODULE: no, yes or local connections only (accepted; no effect in loopkv)"}),
-	settable(config.Setting{Name: "hll-sparse-max-bytes", Default: "3000", Type: config.Memory{Max: math.MaxInt64},
-		Help: "largest sparse HyperLogLog before it turns dense (accepted; no effect in loopkv)"}),
 	settable(config.Setting{Name: "ignore-warnings", Default: "", Type: config.String{},
 		Help: "start-up warnings not to print (accepted; no effect in loopkv)"}),
 	fixed(config.Setting{Name: "io-threads-do-reads", Default: "no", Type: config.Bool{},

@@ -31,6 +31,10 @@ func statusError(st store.Status) string {
 		return errNaNOrInfValue
 	case store.OutOfRange:
 		return "ERR index out of range"
+	case store.NotHLL:
+		return errNotHLL
+	case store.CorruptHLL:
+		return errCorruptHLL
 	}
 	return errSyntax
 }

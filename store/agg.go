@@ -28,6 +28,7 @@ type Limits struct {
 	ZSetMaxListpackValue   int // zset-max-listpack-value, default 64
 	ListMaxListpackSize    int // list-max-listpack-size, default -2 (8 KiB nodes)
 	ListCompressDepth      int // list-compress-depth, default 0
+	HLLSparseMaxBytes      int // hll-sparse-max-bytes, default 3000
 }
 
 // DefaultLimits are Redis 7.0's defaults.
@@ -36,6 +37,7 @@ var DefaultLimits = Limits{
 	SetMaxIntsetEntries: 512, SetMaxListpackEntries: 128, SetMaxListpackValue: 64,
 	ZSetMaxListpackEntries: 128, ZSetMaxListpackValue: 64,
 	ListMaxListpackSize: -2,
+	HLLSparseMaxBytes:   3000,
 }
 
 // SetLimits changes the conversion thresholds (CONFIG SET). Values already

@@ -21,6 +21,8 @@ const (
 	NaNOrInfValue                // the float argument is NaN or Infinity (HINCRBYFLOAT)
 	OutOfRange                   // a list index is out of range (LSET)
 	NaNScore                     // a sorted-set score would be NaN (ZINCRBY, ZADD INCR)
+	NotHLL                       // a string that is not a HyperLogLog (PFADD, PFCOUNT, PFMERGE)
+	CorruptHLL                   // a HyperLogLog whose registers are damaged
 )
 
 var statusNames = [...]string{
@@ -40,6 +42,8 @@ var statusNames = [...]string{
 	NaNOrInfValue:  "NaNOrInfValue",
 	OutOfRange:     "OutOfRange",
 	NaNScore:       "NaNScore",
+	NotHLL:         "NotHLL",
+	CorruptHLL:     "CorruptHLL",
 }
 
 // String returns the status's name.
