@@ -1,0 +1,95 @@
+package server
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+)
+
+// The same elements go to redis-server and to our in-process server; the
+// estimates, and the values' bytes, must agree at every step: one element
+// at a time to 300 (the sparse range and its small-cardinality corrections),
+// then in batches to 200,000 (through the promotion to dense and the
+// estimator's middle and large range).
+func TestPFCountMatchesRedisUpTo200k(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newOurServer()
+	both := func(args []string) {
+		t.Helper()
+		want := ref.do(t, args)
+		if got := ours.do(t, args); !bytes.Equal(got, want) {
+			t.Fatalf("%s %s (%d args): got %.200q, want %.200q", args[0], args[1], len(args), got, want)
+		}
+	}
+	next := 0
+	add := func(key string, n int) {
+		args := []string{"PFADD", key}
+		for i := 0; i < n; i++ {
+			args = append(args, "el:"+strconv.Itoa(next))
+			next++
+		}
+		both(args)
+	}
+	for next < 300 {
+		add("h", 1)
+		both([]string{"PFCOUNT", "h"})
+	}
+	both([]string{"GET", "h"})
+	for batch := 7; next < 200000; batch = min(batch*2, 2503) {
+		add("h", batch)
+		both([]string{"PFCOUNT", "h"})
+		both([]string{"GET", "h"})
+		if next%3 == 0 { // a second key in the count, and a merge of both
+			add("g", 11)
+			both([]string{"PFCOUNT", "h", "g"})
+			both([]string{"PFMERGE", "m", "g", "h"})
+			both([]string{"PFCOUNT", "m"})
+		}
+	}
+	both([]string{"GET", "m"})
+	both([]string{"GET", "g"})
+}
+
+// DUMP payloads of HyperLogLogs move from redis-server to loopkv and
+// back: the values arrive intact (the same bytes, the same counts), and
+// loopkv goes on editing them as redis-server does.
+func TestHLLDumpRestoreWithRedis(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newOurServer()
+	var elems = func(prefix string, n int) []string {
+		args := []string{"PFADD", prefix}
+		for i := 0; i < n; i++ {
+			args = append(args, prefix+strconv.Itoa(i))
+		}
+		return args
+	}
+	keys := map[string]int{"empty": 0, "small": 5, "sparse": 400, "dense": 5000}
+	for k, n := range keys {
+		ref.do(t, elems(k, n))
+	}
+	ref.do(t, []string{"PFCOUNT", "sparse"}) // a valid cached cardinality travels too
+	for k := range keys {
+		payload := bulkValue(t, string(ref.do(t, []string{"DUMP", k})))
+		if r := ours.do(t, []string{"RESTORE", k, "0", payload}); string(r) != "+OK\r\n" {
+			t.Fatalf("RESTORE %s into loopkv: %q", k, r)
+		}
+		for _, args := range [][]string{{"GET", k}, {"PFCOUNT", k}, {"GET", k}, {"PFADD", k, "x", "y", "z"},
+			{"GET", k}, {"PFDEBUG", "ENCODING", k}} {
+			want := ref.do(t, args)
+			if got := ours.do(t, args); !bytes.Equal(got, want) {
+				t.Errorf("after RESTORE of %s: %q: got %.120q, want %.120q", k, args, got, want)
+			}
+		}
+		// and back: loopkv's payload restores in redis-server as the same value
+		payload = bulkValue(t, string(ours.do(t, []string{"DUMP", k})))
+		if r := ref.do(t, []string{"RESTORE", k + ":back", "0", payload}); string(r) != "+OK\r\n" {
+			t.Fatalf("RESTORE %s into redis-server: %q", k, r)
+		}
+		if got, want := ref.do(t, []string{"GET", k + ":back"}), ref.do(t, []string{"GET", k}); !bytes.Equal(got, want) {
+			t.Errorf("%s back in redis-server: got %.120q, want %.120q", k, got, want)
+		}
+		if r := ref.do(t, []string{"PFCOUNT", k + ":back"}); !bytes.Equal(r, ours.do(t, []string{"PFCOUNT", k})) {
+			t.Errorf("%s: PFCOUNT in redis-server of loopkv's payload %q", k, r)
+		}
+	}
+}
