@@ -41,7 +41,10 @@ func cmdPFCount(c *cmdCtx) {
 		return
 	}
 	if cached {
+		// a change of the value: counted, and WATCH sees it, as Redis's
+		// signalModifiedKey (the session touches watchers for writes only)
 		c.addDirty(1)
+		c.srv.touchEvicted(c.db(), c.args[1])
 	}
 	c.integer(int64(n))
 }

@@ -80,6 +80,11 @@ var hllDiffCases = []diffCase{
 		"PFADD d a", "PFDEBUG TODENSE d", "SETRANGE d 100 \"\\xff\\xff\\xff\\xff\"", "PFCOUNT d", "GET d", "PFADD d q", "PFCOUNT d",
 		"SET c \"HYLL\\x01\\x00\\x00\\x00\\x05\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x7f\\xff\"", "PFCOUNT c", "GET c",
 	}},
+	{"pfcount-cache-touches-watch", []string{
+		"PFADD w a b", "WATCH w", "PFCOUNT w", "MULTI", "PING", "EXEC",
+		"WATCH w", "PFCOUNT w", "MULTI", "PING", "EXEC", "WATCH w", "PFADD w a", "MULTI", "PING", "EXEC",
+		"WATCH w", "PFADD w c", "MULTI", "PING", "EXEC",
+	}},
 	{"pfdebug", []string{
 		"PFDEBUG ENCODING nokey", "PFDEBUG foo nokey", "PFADD h a b c", "PFDEBUG foo h", "PFDEBUG ENCODING h",
 		"PFDEBUG decode h", "PFCOUNT h", "PFDEBUG TODENSE h", "GET h", "PFDEBUG TODENSE h", "PFDEBUG ENCODING h",

@@ -1,0 +1,15 @@
+package server
+
+// The HyperLogLog commands join the notification scripts of
+// notify_diff_test.go: their events ("pfadd" for PFADD and PFMERGE, none
+// for PFCOUNT or PFDEBUG), the changes they count (PFADD one per register
+// raised, PFCOUNT one when it stores the cardinality, PFDEBUG one per
+// conversion) and their key misses must be redis-server's.
+func init() {
+	notifyStringScript = append(notifyStringScript,
+		"PFADD hl", "PFADD hl a b c", "PFADD hl a", "PFCOUNT hl", "PFCOUNT hl", "PFADD hl d", "PFCOUNT hl hl2",
+		"PFMERGE hm hl", "PFMERGE hm", "PFMERGE hl hm nokey", "PFDEBUG ENCODING hl", "PFDEBUG TODENSE hl",
+		"PFDEBUG TODENSE hl", "PFDEBUG GETREG hm", "SET hs x", "PFADD hs a", "PFMERGE hs")
+	notifyKeyMissScript = append(notifyKeyMissScript,
+		"PFCOUNT nx", "PFCOUNT nx nx2", "PFADD nx5 a", "PFMERGE nx6 nx7 nx8", "PFDEBUG ENCODING nx9")
+}
