@@ -13,3 +13,13 @@ func init() {
 	notifyKeyMissScript = append(notifyKeyMissScript,
 		"PFCOUNT nx", "PFCOUNT nx nx2", "PFADD nx5 a", "PFMERGE nx6 nx7 nx8", "PFDEBUG ENCODING nx9")
 }
+
+// And the propagation script of propagate_test.go: PFCOUNT goes into the
+// stream when it stores the cardinality, so the replayed value has the same
+// cached bytes; PFDEBUG TODENSE when it converts.
+func init() {
+	propScript = append(propScript,
+		propStep{"a", "PFADD ph a b c", false}, propStep{"a", "PFCOUNT ph", false}, propStep{"a", "PFCOUNT ph", false},
+		propStep{"a", "PFADD ph d", false}, propStep{"a", "PFMERGE pm ph", false}, propStep{"a", "PFCOUNT pm", false},
+		propStep{"a", "PFDEBUG TODENSE pm", false}, propStep{"a", "PFCOUNT ph pm", false})
+}

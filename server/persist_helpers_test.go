@@ -48,6 +48,9 @@ func persistDataset(ttlAt int64) [][]string {
 			many("HSET", "hash:big", 200, func(i int) []string { return []string{"f" + strconv.Itoa(i), "v" + strconv.Itoa(i)} }),
 			{"HSET", "hash:longval", "f", big},
 			{"HSET", "hash:ttl", "a", "b"}, {"PEXPIREAT", "hash:ttl", at},
+			many("PFADD", "hll:sparse", 50, func(i int) []string { return []string{"p" + strconv.Itoa(i)} }),
+			many("PFADD", "hll:dense", 3000, func(i int) []string { return []string{"p" + strconv.Itoa(i)} }),
+			{"PFCOUNT", "hll:dense"},
 		}...)
 	}
 	return append(cmds, []string{"SELECT", "0"})
