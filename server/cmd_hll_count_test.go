@@ -32,9 +32,9 @@ func TestPFCountMatchesRedisUpTo200k(t *testing.T) {
 	}
 	for next < 300 {
 		add("h", 1)
+		both([]string{"GET", "h"})
 		both([]string{"PFCOUNT", "h"})
 	}
-	both([]string{"GET", "h"})
 	for batch := 7; next < 200000; batch = min(batch*2, 2503) {
 		add("h", batch)
 		both([]string{"PFCOUNT", "h"})
@@ -92,4 +92,59 @@ func TestHLLDumpRestoreWithRedis(t *testing.T) {
 			t.Errorf("%s: PFCOUNT in redis-server of loopkv's payload %q", k, r)
 		}
 	}
+}
+
+// Sparse values edited at length: with hll-sparse-max-bytes raised, many
+// keys take random elements one PFADD at a time and merge into each other
+// while sparse, so every split and join of the opcodes (and, at the end,
+// the promotion of long sparse values) is compared byte for byte.
+func TestHLLSparseEditsMatchRedisByteForByte(t *testing.T) {
+	ref := startDiffRedis(t)
+	ours := newOurServer()
+	both := func(args ...string) {
+		t.Helper()
+		want := ref.do(t, args)
+		if got := ours.do(t, args); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %.300q, want %.300q", args, got, want)
+		}
+	}
+	for _, limit := range []string{"12000", "300", "3000"} {
+		both("FLUSHALL")
+		if r := ref.do(t, []string{"CONFIG", "SET", "hll-sparse-max-bytes", limit}); string(r) != "+OK\r\n" {
+			t.Fatal(string(r))
+		}
+		both("CONFIG", "SET", "hll-sparse-max-bytes", limit)
+		seed := uint32(7)
+		rnd := func(n int) int {
+			seed = seed*1664525 + 1013904223
+			return int(seed>>8) % n
+		}
+		keys := []string{"a", "b", "c", "d"}
+		for i := 0; i < 1500; i++ {
+			k := keys[rnd(len(keys))]
+			switch rnd(10) {
+			case 0:
+				both("PFMERGE", k, keys[rnd(len(keys))], keys[rnd(len(keys))])
+			case 1:
+				both("PFCOUNT", k)
+			default:
+				args := []string{"PFADD", k}
+				for j := rnd(4); j >= 0; j-- {
+					args = append(args, strconv.Itoa(rnd(1<<30)))
+				}
+				both(args...)
+			}
+			both("GET", k)
+		}
+		for _, k := range keys {
+			both("PFDEBUG", "ENCODING", k)
+			both("PFCOUNT", k)
+		}
+		both("PFCOUNT", "a", "b", "c", "d")
+	}
+	both("SET", "x", "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff")
+	both("OBJECT", "ENCODING", "x")
+	both("PFCOUNT", "x")
+	both("OBJECT", "ENCODING", "x")
+	both("GET", "x")
 }
