@@ -45,6 +45,10 @@ func cmdPFCount(c *cmdCtx) {
 		// signalModifiedKey (the session touches watchers for writes only)
 		c.addDirty(1)
 		c.srv.touchEvicted(c.db(), c.args[1])
+		if c.srv.tracking.n.Load() > 0 { // and client tracking: an invalidation
+			c.srv.invalidateKey(c, c.args[1])
+			c.srv.broadcastKeys(c, c.args[1:2])
+		}
 	}
 	c.integer(int64(n))
 }

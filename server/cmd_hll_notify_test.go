@@ -23,3 +23,16 @@ func init() {
 		propStep{"a", "PFADD ph d", false}, propStep{"a", "PFMERGE pm ph", false}, propStep{"a", "PFCOUNT pm", false},
 		propStep{"a", "PFDEBUG TODENSE pm", false}, propStep{"a", "PFCOUNT ph pm", false})
 }
+
+// And the tracking script of tracking_test.go, at its end (connection 2
+// tracks BCAST prefix y, redirected to connection 0): PFADD invalidates,
+// and so does a PFCOUNT that stores the cardinality (Redis's
+// signalModifiedKey), while one that reads the cache does not.
+func init() {
+	trackingScript = append(trackingScript,
+		pubsubStep{1, "PFADD y:h a b", 1, 1, false},
+		pubsubStep{1, "PFCOUNT y:h", 1, 1, false},
+		pubsubStep{1, "PFCOUNT y:h", 1, 0, false},
+		pubsubStep{1, "PFADD y:h a", 1, 0, false},
+		pubsubStep{0, "PING", 1, 0, false})
+}
