@@ -155,7 +155,7 @@ func cmdBitPos(c *cmdCtx) {
 	case st == store.WrongType:
 		c.errReply(errWrongType)
 	case st == store.NotFound:
-		c.integer(bit - 1) // all zeros: 0 for a 0, none for a 1
+		c.integer(-bit) // all zeros: 0 for a 0, none (-1) for a 1
 	case msg != "":
 		c.errReply(msg)
 	default:
@@ -225,6 +225,7 @@ func bitField(c *cmdCtx, ro bool) {
 	var resBuf [bitFieldOps]store.BitFieldResult
 	ops := opBuf[:0]
 	over := store.OverflowWrap
+	writes := false
 	args := c.args
 	for j := 2; j < len(args); j++ {
 		rest := len(args) - j - 1
@@ -268,13 +269,14 @@ func bitField(c *cmdCtx, ro bool) {
 			if op.Value, ok = intArg(c, args[j]); !ok {
 				return
 			}
-			if ro {
-				c.errReply(errBitFieldRO)
-				return
-			}
+			writes = true
 		}
 		op.Overflow = over
 		ops = append(ops, op)
+	}
+	if ro && writes { // after the whole parse: a bad operation's error comes first
+		c.errReply(errBitFieldRO)
+		return
 	}
 	res, changes, st := c.store.BitField(c.db(), c.args[1], c.now, ops, resBuf[:0])
 	if st == store.WrongType {

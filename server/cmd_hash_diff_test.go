@@ -43,6 +43,10 @@ func diffDirective(t *testing.T, ref *redisRef, ours *ourServer, name string, i 
 		if err != nil {
 			t.Fatal(err)
 		}
+		if f[1] == "proto-max-bulk-len" { // bit offsets and LCS (cmd_bitmap_diff_test.go)
+			ours.s.cfg.protoMaxBulk.Store(int64(n))
+			return
+		}
 		l := ours.s.store.Limits()
 		switch f[1] {
 		case "hash-max-listpack-entries":
