@@ -279,8 +279,8 @@ func bitField(c *cmdCtx, ro bool) {
 		return
 	}
 	res, changes, st := c.store.BitField(c.db(), c.args[1], c.now, ops, resBuf[:0])
-	if st == store.WrongType {
-		c.errReply(errWrongType)
+	if st != store.OK && st != store.NotFound {
+		c.errReply(statusError(st)) // WRONGTYPE; past 4 GB, the string limit
 		return
 	}
 	c.arrayLen(len(res))

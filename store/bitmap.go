@@ -34,6 +34,9 @@ func (s *Store) SetBit(db int, key []byte, now int64, off uint64, on bool) (old 
 		return 0, false, st
 	}
 	defer k.release()
+	if off>>3 >= maxBitmapLen {
+		return 0, false, TooLarge
+	}
 	v, grown := k.bitsFor(key, off>>3+1)
 	old = bitAt(v, off)
 	mask := byte(0x80) >> (off & 7)
@@ -44,6 +47,12 @@ func (s *Store) SetBit(db int, key []byte, now int64, off uint64, on bool) (old 
 	}
 	return old, grown || (old == 1) != on, OK
 }
+
+// maxBitmapLen bounds the strings bit writes make: a record's value
+// length is 32 bits. Redis's own bound, the offset's byte below
+// proto-max-bulk-len (512 MB by default), is the server's check and is
+// lower unless proto-max-bulk-len is set above 4 GB.
+const maxBitmapLen = 1<<32 - 1<<20
 
 // bitsFor makes key's value, created when missing, at least n bytes long
 // (zero-extended) and raw, and returns it; grown reports whether it was
@@ -349,6 +358,9 @@ func (s *Store) BitField(db int, key []byte, now int64, ops []BitFieldOp, res []
 		if ops[i].Kind != BitFieldGet {
 			need = max(need, (ops[i].Offset+uint64(ops[i].Bits)-1)>>3+1)
 		}
+	}
+	if need > maxBitmapLen {
+		return res, 0, TooLarge
 	}
 	var k kv
 	a := forRead
