@@ -1,6 +1,8 @@
 package server
 
 import (
+	"math/bits"
+
 	"github.com/loopkv/loopkv/store"
 )
 
@@ -34,12 +36,12 @@ func (c *cmdCtx) maxBulk() int64 {
 }
 
 // bitOffset parses a bit offset as Redis's getBitOffsetFromArgument does:
-// a non-negative integer, or with hash "#n" for n times bits, whose byte
+// a non-negative integer, or with hash "#n" for n times width, whose byte
 // lies below proto-max-bulk-len. It replies the error when it is not one.
-func bitOffset(c *cmdCtx, arg []byte, hash bool, bits uint8) (uint64, bool) {
+func bitOffset(c *cmdCtx, arg []byte, hash bool, width uint8) (uint64, bool) {
 	mul := int64(1)
 	if hash && len(arg) > 0 && arg[0] == '#' {
-		arg, mul = arg[1:], int64(bits)
+		arg, mul = arg[1:], int64(width)
 	}
 	n, ok := store.ParseInt(arg)
 	if !ok || n < 0 || n > (1<<63-1)/mul {
@@ -199,7 +201,7 @@ func cmdBitOp(c *cmdCtx) {
 }
 
 // bitFieldType parses a BITFIELD type: i1 to i64, u1 to u63.
-func bitFieldType(arg []byte) (signed bool, bits uint8, ok bool) {
+func bitFieldType(arg []byte) (signed bool, width uint8, ok bool) {
 	if len(arg) < 2 || arg[0] != 'i' && arg[0] != 'u' {
 		return false, 0, false
 	}
@@ -340,7 +342,8 @@ func cmdLCS(c *cmdCtx) {
 		c.errReply(errLCSLenAndIdx)
 		return
 	}
-	if uint64(la+1)*uint64(lb+1)*4 > uint64(c.maxBulk()) {
+	// the table of (la+1)*(lb+1) 32-bit cells must fit in proto-max-bulk-len
+	if hi, cells := bits.Mul64(uint64(la+1), uint64(lb+1)); hi != 0 || cells > uint64(c.maxBulk())/4 {
 		c.errReply(errLCSTooMuchMem)
 		return
 	}
