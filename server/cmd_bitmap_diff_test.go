@@ -59,6 +59,10 @@ var bitmapDiffCases = []diffCase{
 		"BITPOS missing x", "BITPOS k 2", "BITPOS k -1", "BITPOS k x", "BITPOS k 1 x", "BITPOS k 1 0 x", "BITPOS k 1 0 1 foo",
 		"BITPOS k 1 0 1 BIT x", "BITPOS k 0 0 BIT", "SET e \"\"", "BITPOS e 0", "BITPOS e 1", "BITPOS e 0 0 -1", "BITPOS e 0 0",
 		"LPUSH l a", "BITPOS l 1", "BITPOS l 3", "BITPOS l 1 x", "BITPOS", "BITPOS k",
+		// long runs of ones, searched for a zero word by word
+		"SETBIT z 2047 0", "BITOP NOT o z", "BITPOS o 0", "BITPOS o 0 3 200", "BITPOS o 0 3", "SETBIT o 1500 0",
+		"BITPOS o 0", "BITPOS o 0 10 -1 BIT", "BITPOS o 0 1501 2047 BIT", "BITPOS o 0 1501 BIT", "BITCOUNT o",
+		"BITCOUNT o 9 -9 BIT", "BITPOS z 1 0 -1 BIT", "SETBIT z 1999 1", "BITPOS z 1 13 BIT", "BITPOS z 1 13 -7",
 	}},
 	{"bitop", []string{
 		"SET a \"\\x0f\\xf0\\xaa\"", "SET b \"\\xff\\x00\"", "BITOP AND d a b", "GET d", "BITOP OR d a b", "GET d",
@@ -137,6 +141,11 @@ var bitmapDiffCases = []diffCase{
 		"BITFIELD k GET u8 0 OVERFLOW FAIL INCRBY u8 0 300 SET u4 0 3", "BITFIELD_RO k GET i8 0", "BITFIELD k", "BITFIELD missing",
 		"MSET a ohmytext b mynewtext", "LCS a b", "LCS a b LEN", "LCS a b IDX", "LCS a b IDX WITHMATCHLEN MINMATCHLEN 2",
 		"LCS missing missing2 IDX", "LCS a l", "SUBSTR a 1 3", "SUBSTR missing 0 1", "BITFIELD k SET u64 0 1",
+	}},
+	{"bitmap-multi", []string{
+		"MULTI", "SETBIT k 1 1", "BITFIELD k GET u8 0 INCRBY u8 0 1", "BITOP NOT d k", "GETBIT d 0", "LCS k d IDX",
+		"SUBSTR d 0 -1", "BITFIELD_RO k SET u8 0 1", "EXEC", "MULTI", "SETBIT k x 1", "BITPOS k 1", "EXEC", "GET k",
+		"#proto 3", "MULTI", "BITCOUNT k", "LCS k d IDX WITHMATCHLEN", "BITFIELD k OVERFLOW FAIL INCRBY u2 0 9", "EXEC",
 	}},
 	{"bitmap-arity", []string{
 		"SETBIT", "SETBIT k", "GETBIT", "BITCOUNT", "BITPOS k", "BITOP", "BITOP AND", "BITOP AND d", "BITFIELD", "BITFIELD_RO",
