@@ -225,56 +225,9 @@ func cmdBitFieldRO(c *cmdCtx) { bitField(c, true) }
 func bitField(c *cmdCtx, ro bool) {
 	var opBuf [bitFieldOps]store.BitFieldOp
 	var resBuf [bitFieldOps]store.BitFieldResult
-	ops := opBuf[:0]
-	over := store.OverflowWrap
-	writes := false
-	args := c.args
-	for j := 2; j < len(args); j++ {
-		rest := len(args) - j - 1
-		var op store.BitFieldOp
-		switch a := args[j]; {
-		case optIs(a, "get") && rest >= 2:
-			op.Kind = store.BitFieldGet
-		case optIs(a, "set") && rest >= 3:
-			op.Kind = store.BitFieldSet
-		case optIs(a, "incrby") && rest >= 3:
-			op.Kind = store.BitFieldIncr
-		case optIs(a, "overflow") && rest >= 1:
-			j++
-			switch a := args[j]; {
-			case optIs(a, "wrap"):
-				over = store.OverflowWrap
-			case optIs(a, "sat"):
-				over = store.OverflowSat
-			case optIs(a, "fail"):
-				over = store.OverflowFail
-			default:
-				c.errReply(errBitFieldOver)
-				return
-			}
-			continue
-		default:
-			c.errReply(errSyntax)
-			return
-		}
-		var ok bool
-		if op.Signed, op.Bits, ok = bitFieldType(args[j+1]); !ok {
-			c.errReply(errBitFieldType)
-			return
-		}
-		if op.Offset, ok = bitOffset(c, args[j+2], true, op.Bits); !ok {
-			return
-		}
-		j += 2
-		if op.Kind != store.BitFieldGet {
-			j++
-			if op.Value, ok = intArg(c, args[j]); !ok {
-				return
-			}
-			writes = true
-		}
-		op.Overflow = over
-		ops = append(ops, op)
+	ops, writes, ok := parseBitField(c, opBuf[:0])
+	if !ok {
+		return
 	}
 	if ro && writes { // after the whole parse: a bad operation's error comes first
 		c.errReply(errBitFieldRO)
@@ -296,6 +249,66 @@ func bitField(c *cmdCtx, ro bool) {
 	if changes > 0 {
 		c.notifyN(notifyString, "setbit", c.args[1], changes)
 	}
+}
+
+// parseBitField appends BITFIELD's operations to ops, each with the
+// OVERFLOW mode in force where it stands, and reports whether one is a
+// write. ok is false after an error reply.
+func parseBitField(c *cmdCtx, ops []store.BitFieldOp) (_ []store.BitFieldOp, writes, ok bool) {
+	over := store.OverflowWrap
+	args := c.args
+	for j := 2; j < len(args); j++ {
+		rest := len(args) - j - 1
+		op := store.BitFieldOp{Overflow: over}
+		switch a := args[j]; {
+		case optIs(a, "get") && rest >= 2:
+			op.Kind = store.BitFieldGet
+		case optIs(a, "set") && rest >= 3:
+			op.Kind = store.BitFieldSet
+		case optIs(a, "incrby") && rest >= 3:
+			op.Kind = store.BitFieldIncr
+		case optIs(a, "overflow") && rest >= 1:
+			j++
+			if over, ok = overflowArg(args[j]); !ok {
+				c.errReply(errBitFieldOver)
+				return nil, false, false
+			}
+			continue
+		default:
+			c.errReply(errSyntax)
+			return nil, false, false
+		}
+		if op.Signed, op.Bits, ok = bitFieldType(args[j+1]); !ok {
+			c.errReply(errBitFieldType)
+			return nil, false, false
+		}
+		if op.Offset, ok = bitOffset(c, args[j+2], true, op.Bits); !ok {
+			return nil, false, false
+		}
+		j += 2
+		if op.Kind != store.BitFieldGet {
+			j++
+			if op.Value, ok = intArg(c, args[j]); !ok {
+				return nil, false, false
+			}
+			writes = true
+		}
+		ops = append(ops, op)
+	}
+	return ops, writes, true
+}
+
+// overflowArg parses OVERFLOW's argument.
+func overflowArg(a []byte) (store.BitOverflow, bool) {
+	switch {
+	case optIs(a, "wrap"):
+		return store.OverflowWrap, true
+	case optIs(a, "sat"):
+		return store.OverflowSat, true
+	case optIs(a, "fail"):
+		return store.OverflowFail, true
+	}
+	return 0, false
 }
 
 // bitFieldKeyFlags gives BITFIELD's key its flags for one call: read only

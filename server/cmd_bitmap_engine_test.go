@@ -29,7 +29,7 @@ var bitmapChangeScript = []string{
 	"BITFIELD f OVERFLOW FAIL SET u8 0 999", "BITFIELD f2 OVERFLOW FAIL SET u8 0 999 SET u8 0 0", "BITFIELD b", "BITFIELD b GET x8 0",
 	"BITFIELD_RO b GET u8 0", "BITOP NOT d b", "BITOP AND d missing", "BITOP AND d missing", "SET s abc", "BITOP OR s b",
 	"LPUSH l x", "BITOP OR l b", "BITOP OR d l", "GETBIT b 0", "BITCOUNT b", "BITPOS b 1", "LCS b d", "SUBSTR b 0 1",
-	"SET t v EX 100", "SETBIT t 1 1", "BITFIELD t SET i8 8 -1",
+	"SET t v PXAT 4000000000000", "SETBIT t 1 1", "BITFIELD t SET i8 8 -1", "PEXPIRETIME t", // an absolute time: the same in both streams
 }
 
 func TestNotifyBitmapsMatchRedis(t *testing.T) {
