@@ -366,31 +366,34 @@ func cmdLCS(c *cmdCtx) {
 	case wantLen:
 		c.integer(int64(l.length()))
 	case wantIdx:
-		c.mapLen(2)
-		c.bulkString("matches")
-		matches := l.matches(minLen)
-		c.arrayLen(len(matches))
-		for _, m := range matches {
-			if withLen {
-				c.arrayLen(3)
-			} else {
-				c.arrayLen(2)
-			}
-			c.arrayLen(2)
-			c.integer(int64(m[0]))
-			c.integer(int64(m[1]))
-			c.arrayLen(2)
-			c.integer(int64(m[2]))
-			c.integer(int64(m[3]))
-			if withLen {
-				c.integer(int64(m[1] - m[0] + 1))
-			}
-		}
-		c.bulkString("len")
-		c.integer(int64(l.length()))
+		lcsIdxReply(c, l, minLen, withLen)
 	default:
 		c.bulk(l.text())
 	}
+}
+
+// lcsIdxReply is LCS IDX's reply: a map (an array in RESP2) of the matches,
+// each its ranges in both strings and, withLen, its length, and the
+// subsequence's length.
+func lcsIdxReply(c *cmdCtx, l *lcs, minLen int64, withLen bool) {
+	c.mapLen(2)
+	c.bulkString("matches")
+	matches := l.matches(minLen)
+	c.arrayLen(len(matches))
+	for _, m := range matches {
+		c.arrayLen(2 + int(b2i(withLen)))
+		c.arrayLen(2)
+		c.integer(int64(m[0]))
+		c.integer(int64(m[1]))
+		c.arrayLen(2)
+		c.integer(int64(m[2]))
+		c.integer(int64(m[3]))
+		if withLen {
+			c.integer(int64(m[1] - m[0] + 1))
+		}
+	}
+	c.bulkString("len")
+	c.integer(int64(l.length()))
 }
 
 // lcs is the dynamic-programming table of the longest common subsequence
