@@ -209,3 +209,35 @@ func lcsRandomCases() []string {
 func TestBitmapCommandsMatchRedis(t *testing.T) { runDiff(t, bitmapDiffCases) }
 
 func TestBitmapLimitsMatchRedis(t *testing.T) { runDiff(t, bitmapLimitCases) }
+
+// BITFIELD's key flags vary with its operations (GETs only read), and ACL
+// read and write key patterns follow them as in redis-server.
+func TestBitFieldACLKeyPermissionsMatchRedis(t *testing.T) {
+	ref := dialRaw(t, startRefRedis(t))
+	s, _ := newACLTestServer()
+	a := serverACL(s)
+	for _, u := range [][]string{{"r", "%R~k*"}, {"w", "%W~k*"}, {"rw", "~k*"}} {
+		rules := []string{"on", "nopass", "+@all", u[1]}
+		ref.do(append([]string{"ACL", "SETUSER", u[0]}, rules...)...)
+		a.setUser(u[0], rules)
+	}
+	calls := []string{
+		"bitfield k GET u8 0", "bitfield k SET u8 0 1", "bitfield k GET u8 0 INCRBY u8 0 1", "bitfield k",
+		"bitfield k OVERFLOW SAT", "bitfield_ro k GET u8 0", "setbit k 0 1", "getbit k 0", "bitop and k k2 k3",
+		"bitop or o k", "lcs k k2", "substr k 0 1", "bitcount k", "bitpos k 1",
+	}
+	for _, call := range calls {
+		args := strings.Fields(call)
+		b := make([][]byte, len(args))
+		for i := range args {
+			b[i] = []byte(args[i])
+		}
+		for _, u := range []string{"r", "w", "rw"} {
+			want := ref.do(append([]string{"ACL", "DRYRUN", u}, args...)...) == "+OK\r\n"
+			reason, _ := a.user(u).perm.Load().permits(commandByName(args[0]), b)
+			if got := reason == ""; got != want {
+				t.Errorf("%s as %s: allowed = %v, redis says %v", call, u, got, want)
+			}
+		}
+	}
+}
