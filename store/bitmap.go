@@ -28,14 +28,14 @@ func (s *Store) GetBit(db int, key []byte, now int64, off uint64) (int, Status) 
 // value changed (created, grown or the bit flipped): Redis 7.0 counts and
 // announces only such a change.
 func (s *Store) SetBit(db int, key []byte, now int64, off uint64, on bool) (old int, changed bool, st Status) {
-	var k kv
-	if st := s.openInto(&k, db, key, now, TypeString, forWrite); st != OK {
-		k.release()
-		return 0, false, st
-	}
-	defer k.release()
 	if off>>3 >= maxBitmapLen {
 		return 0, false, TooLarge
+	}
+	var k kv
+	st = s.openInto(&k, db, key, now, TypeString, forWrite)
+	defer k.release()
+	if st != OK {
+		return 0, false, st
 	}
 	v, grown := k.bitsFor(key, off>>3+1)
 	old = bitAt(v, off)
