@@ -36,28 +36,26 @@ func TestBitmapModelOnRandomInputs(t *testing.T) {
 
 // checkBitmapModel is FuzzBitfield's body.
 func checkBitmapModel(t *testing.T, data []byte) {
-	{
-		o := newOurServer()
-		m := &bitModel{}
-		r := &fuzzBytes{b: data}
-		for n := 0; !r.done() && n < 64; n++ {
-			args, want := m.next(r)
-			got := o.do(t, args)
-			if want == "-" {
-				if len(got) == 0 || got[0] != '-' {
-					t.Fatalf("%q: got %q, want an error", args, got)
-				}
-			} else if string(got) != want {
-				t.Fatalf("%q: got %q, want %q", args, got, want)
+	o := newOurServer()
+	m := &bitModel{}
+	r := &fuzzBytes{b: data}
+	for n := 0; !r.done() && n < 64; n++ {
+		args, want := m.next(r)
+		got := o.do(t, args)
+		if want == "-" {
+			if len(got) == 0 || got[0] != '-' {
+				t.Fatalf("%q: got %q, want an error", args, got)
 			}
-			val := o.do(t, []string{"GET", "k"})
-			wantVal := "$-1\r\n"
-			if m.exists {
-				wantVal = fmt.Sprintf("$%d\r\n%s\r\n", len(m.v), m.v)
-			}
-			if !bytes.Equal(val, []byte(wantVal)) {
-				t.Fatalf("after %q: GET k %q, model %q", args, val, wantVal)
-			}
+		} else if string(got) != want {
+			t.Fatalf("%q: got %q, want %q", args, got, want)
+		}
+		val := o.do(t, []string{"GET", "k"})
+		wantVal := "$-1\r\n"
+		if m.exists {
+			wantVal = fmt.Sprintf("$%d\r\n%s\r\n", len(m.v), m.v)
+		}
+		if !bytes.Equal(val, []byte(wantVal)) {
+			t.Fatalf("after %q: GET k %q, model %q", args, val, wantVal)
 		}
 	}
 }
