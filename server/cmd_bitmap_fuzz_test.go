@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// FuzzBitfield runs random SETBIT, GETBIT, BITCOUNT, BITPOS, BITFIELD and
-// BITFIELD_RO argument lists (bad ones included) on an in-process server
+// FuzzBitfield runs random SETBIT, GETBIT, BITCOUNT, BITPOS, BITFIELD,
+// BITFIELD_RO and BITOP argument lists (bad ones included) on an in-process server
 // and on a model: a []byte, bit loops and, for BITFIELD's arithmetic,
 // math/big. Every reply must be the model's (an error where the model
 // refuses the arguments), no command may panic, and after each command
@@ -82,10 +82,11 @@ func (r *fuzzBytes) i64() int64 {
 	return int64(u)
 }
 
-// bitModel is the key "k": absent, or v.
+// bitModel is the key "k": absent, or v; and "k2", BITOP's other source.
 type bitModel struct {
 	v      []byte
 	exists bool
+	k2     []byte // nil: absent
 }
 
 func (m *bitModel) bit(i int64) int {
@@ -137,7 +138,9 @@ func respInt(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
 // next builds one command from r and returns it with the model's reply
 // ("-" for an error), applying it to the model.
 func (m *bitModel) next(r *fuzzBytes) ([]string, string) {
-	switch r.u8() % 8 {
+	switch r.u8() % 9 {
+	case 8:
+		return m.bitop(r)
 	case 0: // SETBIT
 		arg, off, ok := writeOffset(r)
 		val := []string{"0", "1", "2", "-1"}[r.u8()%4]
@@ -180,6 +183,60 @@ func (m *bitModel) next(r *fuzzBytes) ([]string, string) {
 		}
 		return m.bitfield(r, true)
 	}
+}
+
+// bitop stores in k an operation of k and k2 (either missing, or both).
+func (m *bitModel) bitop(r *fuzzBytes) ([]string, string) {
+	c := r.u8()
+	if c%4 == 3 { // set k2 first
+		m.k2 = make([]byte, r.u8()%12)
+		for i := range m.k2 {
+			m.k2[i] = r.u8()
+		}
+		return []string{"SET", "k2", string(m.k2)}, "+OK\r\n"
+	}
+	op := []string{"AND", "OR", "XOR", "NOT", "NAND"}[r.u8()%5]
+	srcs := [][]string{{"k", "k2"}, {"k2"}, {"k", "missing", "k2"}, {"k2", "k2"}}[r.u8()%4]
+	args := append([]string{"BITOP", op, "k"}, srcs...)
+	if op == "NAND" || op == "NOT" && len(srcs) != 1 {
+		return args, "-"
+	}
+	vals := make([][]byte, len(srcs))
+	n := 0
+	for i, src := range srcs {
+		switch {
+		case src == "k" && m.exists:
+			vals[i] = m.v
+		case src == "k2":
+			vals[i] = m.k2
+		}
+		n = max(n, len(vals[i]))
+	}
+	res := make([]byte, n)
+	for j := range res {
+		at := func(i int) byte {
+			if j < len(vals[i]) {
+				return vals[i][j]
+			}
+			return 0
+		}
+		res[j] = at(0)
+		for i := 1; i < len(vals); i++ {
+			switch op {
+			case "AND":
+				res[j] &= at(i)
+			case "OR":
+				res[j] |= at(i)
+			case "XOR":
+				res[j] ^= at(i)
+			}
+		}
+		if op == "NOT" {
+			res[j] = ^res[j]
+		}
+	}
+	m.v, m.exists = res, n > 0
+	return args, respInt(int64(n))
 }
 
 // rangeArgs draws BITCOUNT's and BITPOS's optional range: how many of
