@@ -96,6 +96,7 @@ var bitmapDiffCases = []diffCase{
 		"BITFIELD k", "BITFIELD k OVERFLOW FAIL", "BITFIELD k overflow sat get i8 0 set i8 0 1 incrby i8 0 1000",
 		"BITFIELD k get u8 0 Get U8 0", "BITFIELD n GET u8 0 GET i64 100", "EXISTS n", "BITFIELD n", "EXISTS n",
 		"BITFIELD n OVERFLOW FAIL SET u8 0 1000", "EXISTS n", "GET n", "BITFIELD n2 OVERFLOW FAIL SET u8 0 1000 SET u8 8 1", "GET n2",
+		"BITFIELD k " + strings.Repeat("INCRBY u3 #5 3 GET i7 9 OVERFLOW SAT ", 6), // more operations than the stack array holds
 		"SET s abc", "BITFIELD s GET u8 0 SET u8 0 65 GET u24 0", "GET s", "SET t x EX 100", "BITFIELD t SET u8 0 1", "TTL t",
 	}},
 	{"bitfield-errors", []string{
