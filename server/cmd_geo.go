@@ -661,12 +661,7 @@ var geoCommands = []command{
 				{Name: "key", Type: argKey, KeySpec: 0},
 				{Name: "member1", Type: argString},
 				{Name: "member2", Type: argString},
-				{Name: "unit", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "m", Type: argPureToken, Token: "M"},
-					{Name: "km", Type: argPureToken, Token: "KM"},
-					{Name: "ft", Type: argPureToken, Token: "FT"},
-					{Name: "mi", Type: argPureToken, Token: "MI"},
-				}},
+				{Name: "unit", Type: argOneOf, Flags: argOptional, Args: geoUnits},
 			}},
 		Fn: cmdGeoDist},
 	{Name: "geohash", Arity: -2, Flags: flagReadOnly, ACL: catGeo,
@@ -700,23 +695,12 @@ var geoCommands = []command{
 				{Name: "longitude", Type: argDouble},
 				{Name: "latitude", Type: argDouble},
 				{Name: "radius", Type: argDouble},
-				{Name: "unit", Type: argOneOf, Args: []cmdArg{
-					{Name: "m", Type: argPureToken, Token: "M"},
-					{Name: "km", Type: argPureToken, Token: "KM"},
-					{Name: "ft", Type: argPureToken, Token: "FT"},
-					{Name: "mi", Type: argPureToken, Token: "MI"},
-				}},
+				{Name: "unit", Type: argOneOf, Args: geoUnits},
 				{Name: "withcoord", Type: argPureToken, Token: "WITHCOORD", Flags: argOptional},
 				{Name: "withdist", Type: argPureToken, Token: "WITHDIST", Flags: argOptional},
 				{Name: "withhash", Type: argPureToken, Token: "WITHHASH", Flags: argOptional},
-				{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
-					{Name: "count", Type: argInteger, Token: "COUNT"},
-					{Name: "any", Type: argPureToken, Token: "ANY", Since: "6.2.0", Flags: argOptional},
-				}},
-				{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "asc", Type: argPureToken, Token: "ASC"},
-					{Name: "desc", Type: argPureToken, Token: "DESC"},
-				}},
+				geoRadiusCountArg,
+				geoOrderArg,
 				{Name: "key", Type: argKey, KeySpec: 1, Token: "STORE", Flags: argOptional},
 				{Name: "key", Type: argKey, KeySpec: 2, Token: "STOREDIST", Flags: argOptional},
 			}},
@@ -734,23 +718,12 @@ var geoCommands = []command{
 				{Name: "longitude", Type: argDouble},
 				{Name: "latitude", Type: argDouble},
 				{Name: "radius", Type: argDouble},
-				{Name: "unit", Type: argOneOf, Args: []cmdArg{
-					{Name: "m", Type: argPureToken, Token: "M"},
-					{Name: "km", Type: argPureToken, Token: "KM"},
-					{Name: "ft", Type: argPureToken, Token: "FT"},
-					{Name: "mi", Type: argPureToken, Token: "MI"},
-				}},
+				{Name: "unit", Type: argOneOf, Args: geoUnits},
 				{Name: "withcoord", Type: argPureToken, Token: "WITHCOORD", Flags: argOptional},
 				{Name: "withdist", Type: argPureToken, Token: "WITHDIST", Flags: argOptional},
 				{Name: "withhash", Type: argPureToken, Token: "WITHHASH", Flags: argOptional},
-				{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
-					{Name: "count", Type: argInteger, Token: "COUNT"},
-					{Name: "any", Type: argPureToken, Token: "ANY", Since: "6.2.0", Flags: argOptional},
-				}},
-				{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "asc", Type: argPureToken, Token: "ASC"},
-					{Name: "desc", Type: argPureToken, Token: "DESC"},
-				}},
+				geoRadiusCountArg,
+				geoOrderArg,
 			}},
 		Fn: cmdGeoRadiusRO},
 	{Name: "georadiusbymember", Arity: -5, Flags: flagWrite | flagDenyOOM, ACL: catGeo,
@@ -765,23 +738,12 @@ var geoCommands = []command{
 				{Name: "key", Type: argKey, KeySpec: 0},
 				{Name: "member", Type: argString},
 				{Name: "radius", Type: argDouble},
-				{Name: "unit", Type: argOneOf, Args: []cmdArg{
-					{Name: "m", Type: argPureToken, Token: "M"},
-					{Name: "km", Type: argPureToken, Token: "KM"},
-					{Name: "ft", Type: argPureToken, Token: "FT"},
-					{Name: "mi", Type: argPureToken, Token: "MI"},
-				}},
+				{Name: "unit", Type: argOneOf, Args: geoUnits},
 				{Name: "withcoord", Type: argPureToken, Token: "WITHCOORD", Flags: argOptional},
 				{Name: "withdist", Type: argPureToken, Token: "WITHDIST", Flags: argOptional},
 				{Name: "withhash", Type: argPureToken, Token: "WITHHASH", Flags: argOptional},
-				{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
-					{Name: "count", Type: argInteger, Token: "COUNT"},
-					{Name: "any", Type: argPureToken, Token: "ANY", Flags: argOptional},
-				}},
-				{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "asc", Type: argPureToken, Token: "ASC"},
-					{Name: "desc", Type: argPureToken, Token: "DESC"},
-				}},
+				geoSearchCountArg,
+				geoOrderArg,
 				{Name: "key", Type: argKey, KeySpec: 1, Token: "STORE", Flags: argOptional},
 				{Name: "key", Type: argKey, KeySpec: 2, Token: "STOREDIST", Flags: argOptional},
 			}},
@@ -797,23 +759,12 @@ var geoCommands = []command{
 				{Name: "key", Type: argKey, KeySpec: 0},
 				{Name: "member", Type: argString},
 				{Name: "radius", Type: argDouble},
-				{Name: "unit", Type: argOneOf, Args: []cmdArg{
-					{Name: "m", Type: argPureToken, Token: "M"},
-					{Name: "km", Type: argPureToken, Token: "KM"},
-					{Name: "ft", Type: argPureToken, Token: "FT"},
-					{Name: "mi", Type: argPureToken, Token: "MI"},
-				}},
+				{Name: "unit", Type: argOneOf, Args: geoUnits},
 				{Name: "withcoord", Type: argPureToken, Token: "WITHCOORD", Flags: argOptional},
 				{Name: "withdist", Type: argPureToken, Token: "WITHDIST", Flags: argOptional},
 				{Name: "withhash", Type: argPureToken, Token: "WITHHASH", Flags: argOptional},
-				{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
-					{Name: "count", Type: argInteger, Token: "COUNT"},
-					{Name: "any", Type: argPureToken, Token: "ANY", Flags: argOptional},
-				}},
-				{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "asc", Type: argPureToken, Token: "ASC"},
-					{Name: "desc", Type: argPureToken, Token: "DESC"},
-				}},
+				geoSearchCountArg,
+				geoOrderArg,
 			}},
 		Fn: cmdGeoRadiusByMemberRO},
 	{Name: "geosearch", Arity: -7, Flags: flagReadOnly, ACL: catGeo,
@@ -823,42 +774,10 @@ var geoCommands = []command{
 			History:    [][2]string{{"7.0.0", "Added support for uppercase unit names."}},
 			Args: []cmdArg{
 				{Name: "key", Type: argKey, KeySpec: 0},
-				{Name: "from", Type: argOneOf, Args: []cmdArg{
-					{Name: "member", Type: argString, Token: "FROMMEMBER"},
-					{Name: "longitude_latitude", Type: argBlock, Token: "FROMLONLAT", Args: []cmdArg{
-						{Name: "longitude", Type: argDouble},
-						{Name: "latitude", Type: argDouble},
-					}},
-				}},
-				{Name: "by", Type: argOneOf, Args: []cmdArg{
-					{Name: "circle", Type: argBlock, Args: []cmdArg{
-						{Name: "radius", Type: argDouble, Token: "BYRADIUS"},
-						{Name: "unit", Type: argOneOf, Args: []cmdArg{
-							{Name: "m", Type: argPureToken, Token: "M"},
-							{Name: "km", Type: argPureToken, Token: "KM"},
-							{Name: "ft", Type: argPureToken, Token: "FT"},
-							{Name: "mi", Type: argPureToken, Token: "MI"},
-						}},
-					}},
-					{Name: "box", Type: argBlock, Args: []cmdArg{
-						{Name: "width", Type: argDouble, Token: "BYBOX"},
-						{Name: "height", Type: argDouble},
-						{Name: "unit", Type: argOneOf, Args: []cmdArg{
-							{Name: "m", Type: argPureToken, Token: "M"},
-							{Name: "km", Type: argPureToken, Token: "KM"},
-							{Name: "ft", Type: argPureToken, Token: "FT"},
-							{Name: "mi", Type: argPureToken, Token: "MI"},
-						}},
-					}},
-				}},
-				{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "asc", Type: argPureToken, Token: "ASC"},
-					{Name: "desc", Type: argPureToken, Token: "DESC"},
-				}},
-				{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
-					{Name: "count", Type: argInteger, Token: "COUNT"},
-					{Name: "any", Type: argPureToken, Token: "ANY", Flags: argOptional},
-				}},
+				geoFromArg,
+				geoByArg,
+				geoOrderArg,
+				geoSearchCountArg,
 				{Name: "withcoord", Type: argPureToken, Token: "WITHCOORD", Flags: argOptional},
 				{Name: "withdist", Type: argPureToken, Token: "WITHDIST", Flags: argOptional},
 				{Name: "withhash", Type: argPureToken, Token: "WITHHASH", Flags: argOptional},
@@ -872,45 +791,54 @@ var geoCommands = []command{
 			Args: []cmdArg{
 				{Name: "destination", Type: argKey, KeySpec: 0},
 				{Name: "source", Type: argKey, KeySpec: 1},
-				{Name: "from", Type: argOneOf, Args: []cmdArg{
-					{Name: "member", Type: argString, Token: "FROMMEMBER"},
-					{Name: "longitude_latitude", Type: argBlock, Token: "FROMLONLAT", Args: []cmdArg{
-						{Name: "longitude", Type: argDouble},
-						{Name: "latitude", Type: argDouble},
-					}},
-				}},
-				{Name: "by", Type: argOneOf, Args: []cmdArg{
-					{Name: "circle", Type: argBlock, Args: []cmdArg{
-						{Name: "radius", Type: argDouble, Token: "BYRADIUS"},
-						{Name: "unit", Type: argOneOf, Args: []cmdArg{
-							{Name: "m", Type: argPureToken, Token: "M"},
-							{Name: "km", Type: argPureToken, Token: "KM"},
-							{Name: "ft", Type: argPureToken, Token: "FT"},
-							{Name: "mi", Type: argPureToken, Token: "MI"},
-						}},
-					}},
-					{Name: "box", Type: argBlock, Args: []cmdArg{
-						{Name: "width", Type: argDouble, Token: "BYBOX"},
-						{Name: "height", Type: argDouble},
-						{Name: "unit", Type: argOneOf, Args: []cmdArg{
-							{Name: "m", Type: argPureToken, Token: "M"},
-							{Name: "km", Type: argPureToken, Token: "KM"},
-							{Name: "ft", Type: argPureToken, Token: "FT"},
-							{Name: "mi", Type: argPureToken, Token: "MI"},
-						}},
-					}},
-				}},
-				{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
-					{Name: "asc", Type: argPureToken, Token: "ASC"},
-					{Name: "desc", Type: argPureToken, Token: "DESC"},
-				}},
-				{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
-					{Name: "count", Type: argInteger, Token: "COUNT"},
-					{Name: "any", Type: argPureToken, Token: "ANY", Flags: argOptional},
-				}},
+				geoFromArg,
+				geoByArg,
+				geoOrderArg,
+				geoSearchCountArg,
 				{Name: "storedist", Type: argPureToken, Token: "STOREDIST", Flags: argOptional},
 			}},
 		Fn: cmdGeoSearchStore},
 }
 
 func init() { register(geoCommands...) }
+
+// Argument docs several GEO rows share, as Redis's JSON files repeat them.
+var (
+	geoUnits = []cmdArg{
+		{Name: "m", Type: argPureToken, Token: "M"},
+		{Name: "km", Type: argPureToken, Token: "KM"},
+		{Name: "ft", Type: argPureToken, Token: "FT"},
+		{Name: "mi", Type: argPureToken, Token: "MI"},
+	}
+	geoOrderArg = cmdArg{Name: "order", Type: argOneOf, Flags: argOptional, Args: []cmdArg{
+		{Name: "asc", Type: argPureToken, Token: "ASC"},
+		{Name: "desc", Type: argPureToken, Token: "DESC"},
+	}}
+	// GEORADIUS's COUNT names ANY's version; GEOSEARCH's, newer, does not
+	geoRadiusCountArg = cmdArg{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
+		{Name: "count", Type: argInteger, Token: "COUNT"},
+		{Name: "any", Type: argPureToken, Token: "ANY", Since: "6.2.0", Flags: argOptional},
+	}}
+	geoSearchCountArg = cmdArg{Name: "count", Type: argBlock, Flags: argOptional, Args: []cmdArg{
+		{Name: "count", Type: argInteger, Token: "COUNT"},
+		{Name: "any", Type: argPureToken, Token: "ANY", Flags: argOptional},
+	}}
+	geoFromArg = cmdArg{Name: "from", Type: argOneOf, Args: []cmdArg{
+		{Name: "member", Type: argString, Token: "FROMMEMBER"},
+		{Name: "longitude_latitude", Type: argBlock, Token: "FROMLONLAT", Args: []cmdArg{
+			{Name: "longitude", Type: argDouble},
+			{Name: "latitude", Type: argDouble},
+		}},
+	}}
+	geoByArg = cmdArg{Name: "by", Type: argOneOf, Args: []cmdArg{
+		{Name: "circle", Type: argBlock, Args: []cmdArg{
+			{Name: "radius", Type: argDouble, Token: "BYRADIUS"},
+			{Name: "unit", Type: argOneOf, Args: geoUnits},
+		}},
+		{Name: "box", Type: argBlock, Args: []cmdArg{
+			{Name: "width", Type: argDouble, Token: "BYBOX"},
+			{Name: "height", Type: argDouble},
+			{Name: "unit", Type: argOneOf, Args: geoUnits},
+		}},
+	}}
+)

@@ -59,34 +59,26 @@ func stepsForRadius(r, lat float64) uint8 {
 }
 
 // moveX moves h one cell east (d > 0) or west, wrapping around.
-func moveX(h Bits, d int) Bits {
-	x := h.Bits & 0xaaaaaaaaaaaaaaaa
-	y := h.Bits & 0x5555555555555555
-	fill := uint64(0x5555555555555555) >> (64 - 2*uint(h.Step))
-	// the latitude bits of x, set, carry an increment through to the next
-	// longitude bit; cleared afterwards by the mask
-	if d > 0 {
-		x += fill + 1
-	} else {
-		x = (x | fill) - (fill + 1)
-	}
-	x &= 0xaaaaaaaaaaaaaaaa >> (64 - 2*uint(h.Step))
-	h.Bits = x | y
-	return h
-}
+func moveX(h Bits, d int) Bits { return move(h, d, 0xaaaaaaaaaaaaaaaa, 0x5555555555555555) }
 
 // moveY moves h one cell north (d > 0) or south, wrapping around.
-func moveY(h Bits, d int) Bits {
-	x := h.Bits & 0xaaaaaaaaaaaaaaaa
-	y := h.Bits & 0x5555555555555555
-	fill := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - 2*uint(h.Step))
+func moveY(h Bits, d int) Bits { return move(h, d, 0x5555555555555555, 0xaaaaaaaaaaaaaaaa) }
+
+// move steps the coordinate whose bits mask selects (longitude: the odd
+// bits, latitude: the even ones) by one cell. The other coordinate's bits
+// of v, set, carry an increment through to the next bit of this one, and
+// are cleared afterwards by the mask.
+func move(h Bits, d int, mask, other uint64) Bits {
+	shift := 64 - 2*uint(h.Step)
+	v := h.Bits & mask
+	fill := other >> shift
 	if d > 0 {
-		y += fill + 1
+		v += fill + 1
 	} else {
-		y = (y | fill) - (fill + 1)
+		v = (v | fill) - (fill + 1)
 	}
-	y &= 0x5555555555555555 >> (64 - 2*uint(h.Step))
-	h.Bits = x | y
+	v &= mask >> shift
+	h.Bits = v | h.Bits&other
 	return h
 }
 
