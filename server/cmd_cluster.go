@@ -52,7 +52,28 @@ func cmdClusterGetKeysInSlot(c *cmdCtx) {
 	}
 }
 
+// cmdClusterDisabled is ASKING, READONLY and READWRITE outside cluster
+// mode, which loopkv does not run yet: Redis's reply there. Their rows
+// also keep the @connection category as large as Redis 7.0's, which ACL
+// GETUSER's choice of categories depends on (acl.go commandRules).
+func cmdClusterDisabled(c *cmdCtx) { c.errReply("ERR This instance has cluster support disabled") }
+
 var clusterCommands = []command{
+	{Name: "asking", Arity: 1, Flags: flagFast, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Sent by cluster clients after an -ASK redirect", Since: "3.0.0", Group: "cluster",
+			Complexity: "O(1)"},
+		ClockFree: true,
+		Fn:        cmdClusterDisabled},
+	{Name: "readonly", Arity: 1, Flags: flagLoading | flagStale | flagFast, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Enables read queries for a connection to a cluster replica node", Since: "3.0.0", Group: "cluster",
+			Complexity: "O(1)"},
+		ClockFree: true,
+		Fn:        cmdClusterDisabled},
+	{Name: "readwrite", Arity: 1, Flags: flagLoading | flagStale | flagFast, ACL: catConnection,
+		Doc: cmdDoc{Summary: "Disables read queries for a connection to a cluster replica node", Since: "3.0.0", Group: "cluster",
+			Complexity: "O(1)"},
+		ClockFree: true,
+		Fn:        cmdClusterDisabled},
 	{Name: "cluster", Arity: -2,
 		Doc: cmdDoc{Summary: "A container for cluster commands", Since: "3.0.0", Group: "cluster",
 			Complexity: "Depends on subcommand."},

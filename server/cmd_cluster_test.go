@@ -36,3 +36,12 @@ func TestClusterSlotCommands(t *testing.T) {
 		t.Fatalf("GETKEYSINSLOT = %q", got)
 	}
 }
+
+// ASKING, READONLY and READWRITE outside cluster mode answer as a
+// non-cluster redis-server does, in both protocols.
+func TestClusterModeCommandsMatchRedis(t *testing.T) {
+	runDiff(t, []diffCase{
+		{"cluster-mode-off", []string{"ASKING", "READONLY", "READWRITE", "READONLY x", "ASKING x",
+			"#proto 3", "READWRITE", "ASKING"}},
+	})
+}
