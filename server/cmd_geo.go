@@ -132,6 +132,7 @@ func cmdGeoAdd(c *cmdCtx) {
 		return
 	}
 	res, st := c.store.ZAdd(c.db(), c.args[1], f, sm, c.now)
+	clear(sm) // c.pairs keeps no pointer into the connection's input
 	if res.Added+res.Updated > 0 {
 		c.notifyN(notifyZSet, zaddEvent(f), c.args[1], res.Added+res.Updated)
 	}
@@ -147,7 +148,8 @@ func cmdGeoAdd(c *cmdCtx) {
 
 // geoAddArgs parses GEOADD's arguments into ZADD's score, member pairs
 // (the scores as decimal integers), replying with the error when they are
-// bad. The propagation of GEOADD (as ZADD) reads them again.
+// bad. The pairs and digits are c's reused pairs and digits, valid until
+// the next call. The propagation of GEOADD (as ZADD) reads them again.
 func geoAddArgs(c *cmdCtx) (sm [][]byte, f store.ZAddFlags, ch, ok bool) {
 	i := 2
 options:
@@ -169,8 +171,11 @@ options:
 		c.errReply(errSyntax)
 		return nil, 0, false, false
 	}
-	sm = make([][]byte, 0, len(rest)/3*2)
-	scores := make([]byte, 0, len(rest)/3*16)
+	sm, scores := c.pairs[:0], c.digits[:0]
+	if n := len(rest) / 3 * 16; cap(scores) < n { // at most 16 digits a score
+		// grown before the first: the pairs alias these digits, so they must not move
+		scores = make([]byte, 0, n)
+	}
 	for j := 0; j < len(rest); j += 3 {
 		x, y, valid := geoPointArgs(c, rest[j], rest[j+1])
 		if !valid {
@@ -181,6 +186,7 @@ options:
 		scores = strconv.AppendUint(scores, h, 10)
 		sm = append(sm, scores[at:len(scores):len(scores)], rest[j+2])
 	}
+	c.pairs, c.digits = sm[:0], scores[:0] // kept for the next call; the caller clears sm after use
 	return sm, f, ch, true
 }
 
@@ -197,6 +203,7 @@ func (p *propagator) geoadd(c *cmdCtx) bool {
 	p.str("zadd")
 	p.begin1(c.args[1 : 2+opts])
 	p.begin1(sm)
+	clear(sm)
 	return true
 }
 

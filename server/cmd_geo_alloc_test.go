@@ -2,7 +2,8 @@ package server
 
 import "testing"
 
-// GEOPOS, GEODIST and GEOHASH of existing members reply a fixed shape
+// GEOPOS, GEODIST and GEOHASH of existing members, and GEOADD of up to
+// eight points, reply a fixed shape
 // and join the zero-allocation tables of cmd_string_alloc_test.go, on
 // both encodings: a listpack g and a skiplist big (past 128 members).
 func init() {
@@ -20,6 +21,8 @@ func init() {
 		{"GEODIST/missing", []string{g}, []string{"GEODIST", "g", "Palermo", "nosuch"}},
 		{"GEOHASH/listpack", []string{g}, []string{"GEOHASH", "g", "Palermo", "Catania"}},
 		{"GEOHASH/skiplist", []string{big}, []string{"GEOHASH", "big", "p150"}},
+		{"GEOADD/existing", []string{g}, []string{"GEOADD", "g", "13.361389", "38.115556", "Palermo"}},
+		{"GEOADD/skiplist/XX CH", []string{big}, []string{"GEOADD", "big", "XX", "CH", "1.5", "2.5", "p150"}},
 	}...)
 }
 

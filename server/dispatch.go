@@ -34,7 +34,12 @@ type cmdCtx struct {
 	// the watchers the running write marked pending (touchWatched), to
 	// settle after it; reused
 	touched []*watchState
-	replay  bool // the AOF loader's: runs while the server is loading
+	// arguments a handler builds for a shared path, reused: GEOADD's
+	// score, member pairs for ZADD and their scores' digits, which the
+	// pairs alias (cmd_geo.go geoAddArgs)
+	pairs  [][]byte
+	digits []byte
+	replay bool // the AOF loader's: runs while the server is loading
 	// idle parsers lent to the clients for a batch (session.go lendParser)
 	spares []*resp.Parser
 	// while EXEC runs: the transaction, which gathers its commands'
