@@ -370,13 +370,25 @@ func (k *kv) nextNodeFirst(r ref) (listPos, bool) {
 	return listPos{}, false
 }
 
-// listReplace replaces the element at p with elem.
-func (k *kv) listReplace(p listPos, elem []byte) {
+// listReplace replaces the element at p with elem. When the bigger
+// element would take its node past the fill limit, the old element is
+// deleted and elem inserted in its place by listInsert, which splits the
+// node as Redis's quicklistReplaceEntry does (it gives the new element a
+// node of its own between the halves): the node never passes the limit.
+func (k *kv) listReplace(p listPos, elem []byte, fill int) {
 	lp := nodeLP(k.t.a.at(p.node))
 	add := listpack.EncodedSize(elem) - listpack.EntrySize(lp, p.off)
-	r, lp := k.nodeRoom(p.node, max(add, 0))
-	listpack.Replace(lp, p.off, elem)
-	_ = r
+	if c := listpack.Len(lp); add <= 0 || c == 1 || listFits(fill, len(lp)+add, c) {
+		_, lp = k.nodeRoom(p.node, max(add, 0))
+		listpack.Replace(lp, p.off, elem)
+		return
+	}
+	if next, ok := k.listDelete(p); ok {
+		k.listInsert(next, elem, false, fill)
+		return
+	}
+	last, _ := k.listSeek(-1) // p was the last element, and not the only one
+	k.listInsert(last, elem, true, fill)
 }
 
 // listInsert inserts elem before (after false) or after the element at p.
