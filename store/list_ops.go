@@ -1,6 +1,10 @@
 package store
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/loopkv/loopkv/store/listpack"
+)
 
 // The list operations of Redis 7.0's t_list.c. Each starts with open and
 // works on the quicklist through list.go. Replies are appended to dst under
@@ -126,7 +130,7 @@ func (s *Store) LSet(db int, key []byte, index int64, elem []byte, now int64) St
 	if !ok {
 		return OutOfRange
 	}
-	k.listReplace(p, elem)
+	k.listReplace(p, elem, s.listFill())
 	return OK
 }
 
@@ -165,14 +169,24 @@ func (s *Store) LRange(db int, key []byte, start, stop int64, now int64, dst []b
 	if n == 0 {
 		return dst, OK
 	}
+	// Node by node: each node's listpack is found once, and each element
+	// decoded once (enc appends to dst and never touches the store).
 	p, _ := k.listSeek(first)
-	for i := 0; i < n; i++ {
-		dst = enc(dst, k.listGet(p))
-		if i+1 < n {
-			p, _ = k.listNext(p)
+	a, scratch := &k.t.a, k.sh.num[0][:0]
+	r, off := p.node, p.off
+	for {
+		lp := nodeLP(a.at(r))
+		for off >= 0 {
+			var v []byte
+			v, off = listpack.ValueNext(lp, off, scratch)
+			dst = enc(dst, v)
+			if n--; n == 0 {
+				return dst, OK
+			}
 		}
+		r = nodeNext(a.at(r)) // n > 0 elements follow, so r is a node, never empty
+		off = listpack.First(nodeLP(a.at(r)))
 	}
-	return dst, OK
 }
 
 // LTrim keeps only the elements from start to stop, deleting the key when

@@ -116,6 +116,20 @@ func Value(lp []byte, off int, scratch []byte) []byte {
 	return s
 }
 
+// ValueNext is Value, and also returns the offset of the entry after the
+// one at off (-1 when it is the last), decoding the entry once: the walk of
+// a range (LRANGE) pays one decode per element instead of two.
+func ValueNext(lp []byte, off int, scratch []byte) ([]byte, int) {
+	s, n, isInt, l := decode(lp, off)
+	if isInt {
+		s = strconv.AppendInt(scratch[:0], n, 10)
+	}
+	if off += l + backlenSize(l); lp[off] == terminator {
+		off = -1
+	}
+	return s, off
+}
+
 // Seek returns the offset of the entry at index, counting from 0 at the
 // front or from -1 at the back, or -1 when index is out of range. It walks
 // from whichever end is nearer.
