@@ -24,6 +24,30 @@ func registersOf(v []byte) (regs [hll.Registers]uint8, ok bool) {
 	return regs, hll.MaxInto(&regs, v)
 }
 
+// endsShort reports whether sparse value v's last opcode is an XZERO
+// without its second byte, which Redis and hll read as 0 (the string's NUL
+// in Redis). An add inside that run cuts the new sequence's last byte, as
+// Redis's does, so it may leave a value that no longer covers 16384
+// registers: the one edit of a valid value that need not stay valid.
+func endsShort(v []byte) bool {
+	if !hll.Check(v) || hll.IsDense(v) {
+		return false
+	}
+	p := hll.HdrSize
+	for p < len(v) {
+		switch b := v[p]; {
+		case b&0xc0 == 0x40: // XZERO
+			if p+1 == len(v) {
+				return true
+			}
+			p += 2
+		default:
+			p++
+		}
+	}
+	return false
+}
+
 // FuzzHLLValue stores arbitrary bytes, as they are or behind a HyperLogLog
 // header (dense, sparse, or a dense header on a value of the right length),
 // as a string and runs every HyperLogLog operation on it. None may panic,
@@ -97,7 +121,14 @@ func FuzzHLLValue(f *testing.F) {
 		}
 		_, st := s.PFAdd(0, []byte("k"), [][]byte{elem, []byte("x")}, t0)
 		after, ok := registersOf(getBytes(s, "k"))
-		if valid {
+		short := valid && endsShort(v)
+		if short {
+			// a second element may fall past the runs the first left (Redis
+			// reads the cut byte it left past its string's end there)
+			if st != OK && st != CorruptHLL {
+				t.Fatalf("PFADD of a valid value ending in a short XZERO: %v", st)
+			}
+		} else if valid {
 			if st != OK || !ok {
 				t.Fatalf("PFADD of a valid value: %v, valid after %v", st, ok)
 			}
@@ -130,7 +161,7 @@ func FuzzHLLValue(f *testing.F) {
 
 		// PFMERGE of both into a third key: the maximum of the registers
 		st = s.PFMerge(0, [][]byte{[]byte("m"), []byte("k"), []byte("c")}, t0)
-		if valid {
+		if valid && !short { // k is valid (short: it may not be)
 			merged, ok := registersOf(getBytes(s, "m"))
 			if st != OK || !ok {
 				t.Fatalf("PFMERGE of valid values: %v, valid after %v", st, ok)

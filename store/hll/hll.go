@@ -213,9 +213,14 @@ func SparseAdd(v []byte, index int, count uint8, maxBytes int) ([]byte, Result) 
 		}
 		prev, p, first = p, p+size, first+run
 	}
-	if p >= len(v) || p+size > len(v) { // no opcode covers index, or a truncated XZERO does
+	if p >= len(v) { // no opcode covers index
 		return v, Corrupt
 	}
+	// A truncated XZERO (its second byte past the end, read as 0) is the
+	// last opcode. Redis edits it as if both bytes were there, so its
+	// string grows by the new sequence's length minus 2 and loses the
+	// sequence's last byte: the bytes below come out as Redis's.
+	short := p+size-len(v) // 1 for a truncated XZERO, else 0
 	if val >= count {
 		return v, Unchanged
 	}
@@ -249,6 +254,11 @@ func SparseAdd(v []byte, index int, count uint8, maxBytes int) ([]byte, Result) 
 		return v, Promote
 	}
 	n := len(v)
+	if short > 0 { // nothing follows a truncated XZERO (see above)
+		v = v[:n+delta]
+		copy(v[p:], s)
+		return mergeVals(v, prev), Changed
+	}
 	if delta > 0 {
 		v = v[:n+delta]
 	}
