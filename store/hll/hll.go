@@ -220,7 +220,7 @@ func SparseAdd(v []byte, index int, count uint8, maxBytes int) ([]byte, Result) 
 	// last opcode. Redis edits it as if both bytes were there, so its
 	// string grows by the new sequence's length minus 2 and loses the
 	// sequence's last byte: the bytes below come out as Redis's.
-	short := p+size-len(v) // 1 for a truncated XZERO, else 0
+	short := p + size - len(v) // 1 for a truncated XZERO, else 0
 	if val >= count {
 		return v, Unchanged
 	}
