@@ -72,6 +72,11 @@ type waiter struct {
 	zset bool          // a sorted-set pop (its keyspace events are zpopmin, zpopmax)
 	mute bool          // CLIENT REPLY muted the command (reply_mode.go): its reply is dropped, never written directly
 	rule propRule      // the command's, for propagating a served pop (propagate.go)
+
+	// XREAD (cmd_stream_read.go): a read, served without consuming, so
+	// the waiters behind it are tried too; xids are its IDs, by key
+	xread bool
+	xids  []store.StreamID
 }
 
 // blockTable is the server's table of waiters by database and key.
@@ -262,24 +267,35 @@ func (s *Server) serveKey(c *cmdCtx, db int, key []byte) {
 	woken := wbuf[:0]
 	var moved [][]byte // destinations of served BLMOVEs, which may have waiters of their own
 	bt.mu.Lock()
-	for {
+	for skip := 0; ; {
 		q := bt.queues[blockKey{db, string(key)}]
-		if len(q) == 0 {
+		if len(q) <= skip {
 			break
 		}
-		w := q[0]
-		mark := s.touchServed(c, db, key, w.dst) // multi.go: its watchers, pending before the pop writes
-		out, served, st := w.pop(c.store, w, key, w.reply[:0])
-		c.settleServed(mark, st == store.OK && served)
-		if st != store.OK || !served {
-			// empty, or of another type now (SET over a waited-on key):
-			// the waiters stay blocked, as in Redis 7.0
-			break
-		}
-		w.reply = out
-		c.notifyServed(w, db, key, out, true) // notify.go
-		if c.prop {
-			w.seq = s.served(w, key)
+		w := q[skip]
+		if w.xread {
+			// a read: nothing to watch, notify or propagate, and a
+			// waiter past the stream's end leaves the next ones their turn
+			out, served, _ := w.pop(c.store, w, key, w.reply[:0])
+			if !served {
+				skip++
+				continue
+			}
+			w.reply = out
+		} else {
+			mark := s.touchServed(c, db, key, w.dst) // multi.go: its watchers, pending before the pop writes
+			out, served, st := w.pop(c.store, w, key, w.reply[:0])
+			c.settleServed(mark, st == store.OK && served)
+			if st != store.OK || !served {
+				// empty, or of another type now (SET over a waited-on key):
+				// the waiters stay blocked, as in Redis 7.0
+				break
+			}
+			w.reply = out
+			c.notifyServed(w, db, key, out, true) // notify.go
+			if c.prop {
+				w.seq = s.served(w, key)
+			}
 		}
 		bt.dequeue(w)
 		// a reply written at once, unless it must wait for the fsync

@@ -59,6 +59,10 @@ func diffDirective(t *testing.T, ref *redisRef, ours *ourServer, name string, i 
 			l.ZSetMaxListpackValue = n
 		case "hll-sparse-max-bytes":
 			l.HLLSparseMaxBytes = n
+		case "stream-node-max-entries":
+			l.StreamNodeMaxEntries = n
+		case "stream-node-max-bytes":
+			l.StreamNodeMaxBytes = n
 		default:
 			t.Fatalf("#config %s: unknown setting", f[1])
 		}

@@ -29,6 +29,8 @@ type Limits struct {
 	ListMaxListpackSize    int // list-max-listpack-size, default -2 (8 KiB nodes)
 	ListCompressDepth      int // list-compress-depth, default 0
 	HLLSparseMaxBytes      int // hll-sparse-max-bytes, default 3000
+	StreamNodeMaxBytes     int // stream-node-max-bytes, default 4096 (0: no limit)
+	StreamNodeMaxEntries   int // stream-node-max-entries, default 100 (0: no limit)
 }
 
 // DefaultLimits are Redis 7.0's defaults.
@@ -38,6 +40,7 @@ var DefaultLimits = Limits{
 	ZSetMaxListpackEntries: 128, ZSetMaxListpackValue: 64,
 	ListMaxListpackSize: -2,
 	HLLSparseMaxBytes:   3000,
+	StreamNodeMaxBytes:  4096, StreamNodeMaxEntries: 100,
 }
 
 // SetLimits changes the conversion thresholds (CONFIG SET). Values already

@@ -57,6 +57,8 @@ func (v *Value) Len() int {
 		return len(v.val)
 	case v.Type == TypeList:
 		return listHdr(v.val).count()
+	case v.Type == TypeStream:
+		return int(streamHdr(v.val).length())
 	case v.Enc == EncHashtable:
 		return v.obj().count
 	case v.Enc == EncSkiplist:
@@ -76,7 +78,7 @@ func (v *Value) Len() int {
 // A string has no entries.
 func (v *Value) Each(fn func(a, b []byte, score float64) bool) {
 	switch {
-	case v.Type == TypeString:
+	case v.Type == TypeString, v.Type == TypeStream: // a stream's are StreamEntries
 	case v.Type == TypeList:
 		v.Nodes(func(lp []byte) bool {
 			for off := listpack.First(lp); off >= 0; off = listpack.Next(lp, off) {

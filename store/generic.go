@@ -175,6 +175,11 @@ func (k *kv) copyFrom(key []byte, src *kv) {
 		k.listCloneFrom(src)
 		return
 	}
+	if typ == TypeStream {
+		k.create(key, typ, e, src.val(), 0, at)
+		k.streamCloneFrom(src)
+		return
+	}
 	if e == EncSkiplist {
 		k.zslCreate(key, at)
 		k.zslCloneFrom(src)

@@ -171,6 +171,8 @@ func (t *keyTable) unlinkRec(r ref, sbits uint, dropValue bool) {
 		t.dropObj(int(le.Uint32(recVal(b))))
 	case recType(b) == TypeList:
 		t.listFree(recVal(b))
+	case recType(b) == TypeStream:
+		t.streamFree(recVal(b))
 	}
 	t.freeRec(r, b)
 }

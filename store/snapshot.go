@@ -56,7 +56,7 @@ const recChunk = 64 << 10
 // flatRec reports whether key record b is whole in its bytes.
 func flatRec(b []byte) bool {
 	e := recEnc(b)
-	return recType(b) != TypeList && e != EncHashtable && e != EncSkiplist
+	return recType(b) != TypeList && recType(b) != TypeStream && e != EncHashtable && e != EncSkiplist
 }
 
 // reset empties rb for reuse, keeping its first chunk.

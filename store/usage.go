@@ -24,6 +24,8 @@ func (s *Store) MemoryUsage(db int, key []byte, now int64, samples int) (n int64
 	switch enc := recEnc(b); {
 	case recType(b) == TypeList:
 		n += t.nodesUsage(listHdr(val), samples)
+	case recType(b) == TypeStream:
+		n += t.streamUsage(streamHdr(val), samples)
 	case enc == EncHashtable, enc == EncSkiplist: // the member dict's index leads both headers
 		n += t.dictUsage(&t.objs[le.Uint32(val)], samples)
 	}
