@@ -26,6 +26,9 @@ type object struct {
 	nodes  []span         // a quicklist's or ziplist's nodes as listpacks (non-empty ones)
 	scores []float64      // zset: the score of each member in items
 	empty  bool           // a collection with nothing in it (Redis skips such keys)
+	// a stream's nodes are in nodes, their master IDs here (stream.go)
+	masters []store.StreamID
+	stream  store.StreamMeta
 }
 
 // decoder turns RDB values into objects.
@@ -45,7 +48,7 @@ func (d *decoder) bytes(s span) []byte { return d.arena[s.off : s.off+s.n] }
 // reset starts a new key.
 func (d *decoder) reset() {
 	d.arena = d.arena[:0]
-	d.obj = object{items: d.obj.items[:0], scores: d.obj.scores[:0], nodes: d.obj.nodes[:0]}
+	d.obj = object{items: d.obj.items[:0], scores: d.obj.scores[:0], nodes: d.obj.nodes[:0], masters: d.obj.masters[:0]}
 }
 
 // str reads a string into the arena.
@@ -88,7 +91,9 @@ func (d *decoder) readValue(t byte) error {
 		return d.readCompact(t)
 	case typeHashZipmap, typeHashZiplist, typeZSetZiplist:
 		return d.readConverted(t)
-	case typeModulePreGA, typeModule2, typeStreamLP, typeStreamLP2, typeStreamLP3:
+	case typeStreamLP, typeStreamLP2, typeStreamLP3:
+		return d.readStream(t)
+	case typeModulePreGA, typeModule2:
 		return errAt(at-1, "value type "+strconv.Itoa(int(t))+" ("+typeName(t)+") is not supported")
 	}
 	return errAt(at-1, "unknown value type "+strconv.Itoa(int(t)))

@@ -38,6 +38,12 @@ func (in *inserter) insert(s *store.Store, db int, key []byte, d *decoder, expir
 		default:
 			return statusErr(st)
 		}
+	case o.typ == store.TypeStream:
+		in.nodes = in.nodes[:0]
+		for _, n := range o.nodes {
+			in.nodes = append(in.nodes, d.bytes(n))
+		}
+		return loadErr(s.LoadStream(db, key, o.stream, o.masters, in.nodes, expireAt, replace))
 	case o.enc != 0:
 		return loadErr(s.LoadCompact(db, key, o.typ, o.enc, d.bytes(o.blob), expireAt, replace))
 	case len(o.nodes) > 0:

@@ -80,6 +80,8 @@ func rdbType(v *store.Value) byte {
 		return typeString
 	case v.Type == store.TypeList:
 		return typeListQuicklist2
+	case v.Type == store.TypeStream:
+		return typeStreamLP2
 	case v.Enc == store.EncIntset:
 		return typeSetIntset
 	case v.Type == store.TypeSet: // a hash table, or a listpack (7.0 has no listpack set type)
@@ -101,6 +103,8 @@ func (e *encoder) body(t byte, v *store.Value) {
 		e.str(v.Raw)
 	case typeListQuicklist2:
 		e.list(v)
+	case typeStreamLP2:
+		e.stream(v)
 	case typeSet:
 		e.buf = appendLen(e.buf, uint64(v.Len()))
 		v.Each(func(m, _ []byte, _ float64) bool { e.str(m); return true })

@@ -231,3 +231,17 @@ func (s *Store) LoadStream(db int, key []byte, m StreamMeta, masters []StreamID,
 	}
 	return nil
 }
+
+// StreamNodeFirst returns the first live entry's ID of a valid stream
+// node, ok false when all its entries are deleted.
+func StreamNodeFirst(lp []byte, master StreamID) (StreamID, bool) {
+	nd := parseNode(lp, master)
+	for off := nd.first; lp[off] != 0xff; {
+		e := nd.entryAt(off)
+		off = e.next
+		if !e.deleted() {
+			return e.id, true
+		}
+	}
+	return StreamID{}, false
+}
