@@ -73,6 +73,8 @@ func appendKeyCommands(buf []byte, v *store.Value) []byte {
 		name, per = "ZADD", 2
 	case store.TypeHash:
 		name, per = "HMSET", 2
+	case store.TypeStream:
+		return appendStreamCommands(buf, v) // cmd_stream_prop.go
 	default:
 		return buf
 	}

@@ -116,3 +116,42 @@ func TestStreamDumpRestoreBothWaysWithRedis(t *testing.T) {
 		sameContents(t, contents(t, to), contents(t, from))
 	}
 }
+
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"StreamAOFRestartKeepsStreams", TestStreamAOFRestartKeepsStreams})
+}
+
+// TestStreamAOFRestartKeepsStreams: streams written with generated IDs
+// and approximate trims, through an AOF rewrite (RDB and command bases)
+// and writes after it, come back the same when loopkv restarts on the AOF
+// and when redis-server loads it.
+func TestStreamAOFRestartKeepsStreams(t *testing.T) {
+	for _, preamble := range []string{"yes", "no"} {
+		t.Run("aof-use-rdb-preamble="+preamble, func(t *testing.T) {
+			dir := t.TempDir()
+			s, rc := aofServer(t, dir, "always")
+			rc.do("CONFIG", "SET", "aof-use-rdb-preamble", preamble)
+			cmds := streamDataset(time.Now().Add(time.Hour).UnixMilli())
+			for i := range 300 {
+				cmds = append(cmds, []string{"XADD", "st:auto", "MAXLEN", "~", "150", "*", "i", strconv.Itoa(i)})
+			}
+			cmds = append(cmds, []string{"XADD", "st:seq", "5-*", "late", "x"}, []string{"XADD", "st:seq", "5-*", "later", "y"}, []string{"XTRIM", "st:big", "MAXLEN", "~", "300"},
+				[]string{"XADD", "st:mk", "MINID", "~", "0", "*", "a", "b"})
+			fill(t, rc, cmds)
+			if r := rc.do("BGREWRITEAOF"); r != "+Background append only file rewriting started\r\n" {
+				t.Fatalf("BGREWRITEAOF: %q", r)
+			}
+			waitRewrite(t, rc)
+			fill(t, rc, [][]string{{"XADD", "st:auto", "*", "after", "1"}, {"XDEL", "st:small", "1-2"},
+				{"XTRIM", "st:auto", "MINID", "~", "9999999999999"}, {"XSETID", "st:empty", "9-9"}})
+			want := contents(t, rc)
+			stopServer(t, s)
+			_, rc2 := aofServer(t, dir, "always")
+			sameContents(t, contents(t, rc2), want)
+			sameContents(t, contents(t, dialRaw(t, startRefRedis(t, "--dir", dir, "--appendonly", "yes"))), want)
+		})
+	}
+}

@@ -80,6 +80,8 @@ const (
 	propSort                       // SORT
 	propRestore                    // RESTORE
 	propGeoAdd                     // GEOADD
+	propXAdd                       // XADD
+	propXTrim                      // XTRIM
 	propExec                       // EXEC: holds the lock; its queued commands propagate
 )
 
@@ -92,7 +94,7 @@ var propRules = map[string]propRule{
 	"blpop": propBPop, "brpop": propBPop, "bzpopmin": propBZPop, "bzpopmax": propBZPop,
 	"blmove": propBMove, "brpoplpush": propBMove, "lmpop": propMPop, "blmpop": propMPop,
 	"zmpop": propZMPop, "bzmpop": propZMPop, "sort": propSort, "exec": propExec, "restore": propRestore,
-	"geoadd": propGeoAdd,
+	"geoadd": propGeoAdd, "xadd": propXAdd, "xtrim": propXTrim,
 }
 
 // propRuleOf is the rule of a command row (newCmdTable).
@@ -424,6 +426,10 @@ func (p *propagator) rewrite(c *cmdCtx, cmd *command, reply []byte) bool {
 		p.restore(c)
 	case propGeoAdd:
 		return p.geoadd(c)
+	case propXAdd:
+		return p.xadd(c, reply)
+	case propXTrim:
+		return p.xtrim(c)
 	case propSort:
 		for _, x := range a[2:] {
 			if optIs(x, "store") {

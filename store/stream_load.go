@@ -53,7 +53,7 @@ func (v *Value) StreamEntries(fn func(id StreamID, fv [][]byte) bool) {
 	if v.Type != TypeStream {
 		return
 	}
-	k := kv{t: v.t, sh: &shard{}}
+	var num [2][20]byte
 	var fv [][]byte
 	var bufs []byte
 	x := sindex{&v.t.a, streamHdr(v.val)}
@@ -67,7 +67,7 @@ func (v *Value) StreamEntries(fn func(id StreamID, fv [][]byte) bool) {
 			}
 			fv, bufs = fv[:0], bufs[:0]
 			var spans []int
-			nd.fields(&e, &k.sh.num, func(f, val []byte) {
+			nd.fields(&e, &num, func(f, val []byte) {
 				spans = append(spans, len(bufs))
 				bufs = append(bufs, f...)
 				spans = append(spans, len(bufs))
