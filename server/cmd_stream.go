@@ -756,3 +756,8 @@ var streamCommands = []command{
 }
 
 func init() { register(streamCommands...) }
+
+// signalsNoKey reports whether cmd is a write that touches no watcher and
+// invalidates no tracked key: Redis 7.0's XSETID calls no
+// signalModifiedKey.
+func signalsNoKey(cmd *command) bool { return cmd.full == "xsetid" }

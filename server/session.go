@@ -220,7 +220,7 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 	cl.lastCmd = cmd
 	mark := beginCall(c)
 	ord := (cl.execing || s.prop.on.Load()) && s.ordered(c, cmd) // propagate.go: the order lock while a sink is attached
-	watched := cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0
+	watched := cmd.Flags&flagWrite != 0 && s.watches.n.Load() > 0 && !signalsNoKey(cmd)
 	if watched {
 		s.touchWatched(c, cmd) // multi.go: before the write, so that an EXEC locking after it sees the mark
 	}
@@ -239,7 +239,7 @@ func (s *Server) callAs(c *cmdCtx, scratch []byte, cmd *command) {
 		}
 		cl.endTrackingCommand(cmd)
 	}
-	if cmd.Flags&flagWrite != 0 && c.dirty > dirty && s.tracking.n.Load() > 0 {
+	if cmd.Flags&flagWrite != 0 && c.dirty > dirty && s.tracking.n.Load() > 0 && !signalsNoKey(cmd) {
 		s.trackWrite(c, cmd) // tracking.go: invalidations of the keys written, if it changed any (Redis's signalModifiedKey)
 	}
 	if ord {
