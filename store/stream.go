@@ -517,62 +517,94 @@ func (k *kv) streamMarkDeleted(i int, e *sentry) bool {
 // streamEdge returns the ID of the first (last when rev) live entry, false
 // when the stream is empty.
 func (k *kv) streamEdge(rev bool) (StreamID, bool) {
-	var id StreamID
-	found := false
-	k.streamWalk(StreamID{}, MaxStreamID, rev, func(_ *snode, e *sentry) bool {
-		id, found = e.id, true
-		return false
-	})
-	return id, found
+	var it streamIter
+	k.streamIterInit(&it, StreamID{}, MaxStreamID, rev)
+	if it.next() {
+		return it.e.id, true
+	}
+	return StreamID{}, false
 }
 
-// streamWalk calls fn with each live entry whose ID is within [start,
-// end], in order (reverse order when rev), until fn returns false. fn must
-// not change the stream.
-func (k *kv) streamWalk(start, end StreamID, rev bool, fn func(n *snode, e *sentry) bool) {
-	x := k.sindex()
-	nodes := x.h.nodes()
-	if nodes == 0 || end.Less(start) {
+// streamIter walks the live entries whose IDs are within [start, end],
+// in order (reverse order when rev): after each next that reports true,
+// nd and e are the entry's node and the entry. The stream must not change
+// during the walk. It is a plain struct, so a walk allocates nothing.
+type streamIter struct {
+	x          sindex
+	start, end StreamID
+	rev        bool
+	loaded     bool // nd is node i
+	done       bool
+	i          int
+	off        int // forward: the next entry's offset; reverse: the end of the next entry back
+	nd         snode
+	e          sentry
+}
+
+func (k *kv) streamIterInit(it *streamIter, start, end StreamID, rev bool) {
+	*it = streamIter{x: k.sindex(), start: start, end: end, rev: rev}
+	if it.x.h.nodes() == 0 || end.Less(start) {
+		it.done = true
 		return
 	}
-	if !rev {
-		for i := max(x.seek(start), 0); i < nodes; i++ {
-			nd := parseNode(x.lp(i), x.master(i))
-			if end.Less(nd.master) {
-				return
+	if rev {
+		it.i = it.x.seek(end)
+	} else {
+		it.i = max(it.x.seek(start), 0)
+	}
+}
+
+// next moves to the next entry, false at the end.
+func (it *streamIter) next() bool {
+	for !it.done {
+		if !it.loaded {
+			if it.i < 0 || it.i >= it.x.h.nodes() {
+				it.done = true
+				return false
 			}
-			for off := nd.first; nd.lp[off] != 0xff; {
-				e := nd.entryAt(off)
-				off = e.next
-				if e.deleted() || e.id.Less(start) {
-					continue
-				}
-				if end.Less(e.id) {
-					return
-				}
-				if !fn(&nd, &e) {
-					return
-				}
+			it.nd = parseNode(it.x.lp(it.i), it.x.master(it.i))
+			if !it.rev && it.end.Less(it.nd.master) {
+				it.done = true
+				return false
 			}
+			it.off = it.nd.first
+			if it.rev {
+				it.off = it.nd.entryBefore(listpack.End(it.nd.lp))
+			}
+			it.loaded = true
 		}
-		return
-	}
-	for i := x.seek(end); i >= 0; i-- {
-		nd := parseNode(x.lp(i), x.master(i))
-		for off := nd.entryBefore(listpack.End(nd.lp)); off >= 0; {
-			e := nd.entryAt(off)
-			off = nd.entryBefore(off)
-			if e.deleted() || end.Less(e.id) {
+		if it.off < 0 || it.nd.lp[it.off] == 0xff {
+			it.loaded = false
+			if it.rev {
+				it.i--
+			} else {
+				it.i++
+			}
+			continue
+		}
+		it.e = it.nd.entryAt(it.off)
+		if it.rev {
+			it.off = it.nd.entryBefore(it.off)
+			if it.e.deleted() || it.end.Less(it.e.id) {
 				continue
 			}
-			if e.id.Less(start) {
-				return
+			if it.e.id.Less(it.start) {
+				it.done = true
+				return false
 			}
-			if !fn(&nd, &e) {
-				return
-			}
+			return true
 		}
+		it.off = it.e.next
+		if it.e.deleted() || it.e.id.Less(it.start) {
+			continue
+		}
+		if it.end.Less(it.e.id) {
+			it.done = true
+			return false
+		}
+		return true
 	}
+	return false
 }
 
 // streamUsage estimates the bytes of a stream's nodes from its first

@@ -262,18 +262,26 @@ func (s *Store) XRange(db int, key []byte, start, end StreamID, count int64, rev
 func (k *kv) streamRange(start, end StreamID, count int64, rev bool, dst []byte, r StreamReply) ([]byte, int, Status) {
 	n := 0
 	num := &k.sh.num
-	k.streamWalk(start, end, rev, func(nd *snode, e *sentry) bool {
-		if count >= 0 && int64(n) >= count {
-			return false
-		}
+	var it streamIter
+	k.streamIterInit(&it, start, end, rev)
+	for (count < 0 || int64(n) < count) && it.next() {
+		nd, e := &it.nd, &it.e
 		dst = r.Entry(dst, e.id, e.nf)
-		nd.fields(e, num, func(f, v []byte) {
-			dst = r.Elem(dst, f)
-			dst = r.Elem(dst, v)
-		})
+		lp := nd.lp
+		off, moff := e.fv, nd.mfield
+		for j := 0; j < e.nf; j++ {
+			if e.same {
+				dst = r.Elem(dst, listpack.Value(lp, moff, num[0][:0]))
+				moff = listpack.Next(lp, moff)
+			} else {
+				dst = r.Elem(dst, listpack.Value(lp, off, num[0][:0]))
+				off = listpack.Next(lp, off)
+			}
+			dst = r.Elem(dst, listpack.Value(lp, off, num[1][:0]))
+			off = listpack.Next(lp, off)
+		}
 		n++
-		return true
-	})
+	}
 	return dst, n, OK
 }
 
