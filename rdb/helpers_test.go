@@ -120,6 +120,8 @@ func storeDump(t testing.TB, s *store.Store, db int) map[string]keyDump {
 				return c
 			})
 			d.Items = zItems(ms)
+		case store.TypeStream: // stream_fuzz_test.go
+			d.Items = streamItems(s, db, kb, now)
 		}
 		out[k] = d
 	}
