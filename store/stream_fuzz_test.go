@@ -73,7 +73,7 @@ func streamCheckNodes(t *testing.T, s *Store, key []byte) {
 // after each: entries, length, metadata, node validity; a range read in
 // both directions with a count; a COPY's and a snapshot clone's content.
 func FuzzStream(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 1, 1, 2, 9, 200, 3, 5, 4, 4, 5, 5, 6, 7})          // one of each
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 1, 1, 2, 9, 200, 3, 5, 4, 4, 5, 5, 6, 7})        // one of each
 	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x02\x05\x01\x01\x01\x03\x03")) // many adds, then trims
 	f.Add([]byte{3, 50, 0, 7, 0, 8, 0, 9, 1, 0, 1, 1, 1, 2, 5, 0, 5, 1})                              // deletes of every entry
 	f.Fuzz(func(t *testing.T, p []byte) {
