@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 
+	"github.com/loopkv/loopkv/config"
 	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
 )
@@ -761,3 +762,14 @@ func init() { register(streamCommands...) }
 // invalidates no tracked key: Redis 7.0's XSETID calls no
 // signalModifiedKey.
 func signalsNoKey(cmd *command) bool { return cmd.full == "xsetid" }
+
+// streamSettings are the stream node limits (store.Limits), as Redis
+// names and types them.
+var streamSettings = []configParam{
+	encodingSetting(config.Setting{Name: "stream-node-max-bytes", Type: config.Memory{Max: math.MaxInt64},
+		Help: "largest stream node in bytes (0: no limit)"}, func(l *store.Limits) *int { return &l.StreamNodeMaxBytes }),
+	encodingSetting(config.Setting{Name: "stream-node-max-entries", Type: config.Int{Max: math.MaxInt64},
+		Help: "most entries, live and deleted, of a stream node (0: no limit)"}, func(l *store.Limits) *int { return &l.StreamNodeMaxEntries }),
+}
+
+func init() { registerSettings(streamSettings...) }

@@ -99,6 +99,11 @@ var streamDiffCases = []diffCase{
 			"XREVRANGE s + -", "XTRIM s MAXLEN ~ 8", "XLEN s", "XTRIM s MAXLEN 7", "XRANGE s - +", "XTRIM s MINID 2-2", "XRANGE s - +"})},
 	{"byte-nodes", concat([]string{"#config stream-node-max-entries 0", "#config stream-node-max-bytes 100"}, streamFill("s", 1, 0, 10),
 		streamFill("s", 2, 0, 5), []string{"XADD s 3-0 c 1"}, streamReads)},
+	{"config-nodes", concat([]string{"CONFIG SET stream-node-max-entries 2", "CONFIG SET stream-node-max-bytes 1kb",
+		"S CONFIG GET stream-node-*"}, streamFill("s", 1, 0, 7), []string{"XINFO STREAM s", "XADD s 2-0 big " + strings.Repeat("q", 1100),
+		"XADD s 2-1 a b", "XINFO STREAM s", "CONFIG SET stream-node-max-entries 0", "CONFIG SET stream-node-max-bytes 0",
+		"XADD s 3-0 a b", "XADD s 3-1 a b", "XADD s 3-2 a b", "XINFO STREAM s", "CONFIG SET stream-node-max-entries -1",
+		"CONFIG SET stream-node-max-entries 100", "CONFIG SET stream-node-max-bytes 4096"})},
 	{"wrongtype", concat(streamConfig, []string{
 		"SET str x", "XLEN str", "XRANGE str - +", "XREVRANGE str + -", "XREAD STREAMS str 0", "XINFO STREAM str", "XINFO GROUPS str",
 		"XADD s 1 a b", "GET s", "LPUSH s x", "HSET s a b", "XREAD STREAMS s str 0 0", "XREAD STREAMS s str $ $",
