@@ -429,6 +429,8 @@ func (d *digest) addValue(v *store.Value) {
 			d.xor(pair[:])
 			return true
 		})
+	case store.TypeStream:
+		d.addStream(v) // cmd_stream.go
 	}
 	if v.ExpireAt != 0 {
 		d.xor([]byte("!!expire!!"))

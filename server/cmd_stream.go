@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/loopkv/loopkv/config"
 	"github.com/loopkv/loopkv/resp"
@@ -773,3 +774,18 @@ var streamSettings = []configParam{
 }
 
 func init() { registerSettings(streamSettings...) }
+
+// addStream mixes a stream's entries into d as Redis's xorObjectDigest
+// does: each entry's ID as "ms.seq", then its fields and values, in order.
+func (d *digest) addStream(v *store.Value) {
+	var idb [41]byte
+	v.StreamEntries(func(id store.StreamID, fv [][]byte) bool {
+		b := strconv.AppendUint(idb[:0], id.Ms, 10)
+		b = append(b, '.')
+		d.mix(strconv.AppendUint(b, id.Seq, 10))
+		for _, x := range fv {
+			d.mix(x)
+		}
+		return true
+	})
+}

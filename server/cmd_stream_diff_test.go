@@ -104,6 +104,12 @@ var streamDiffCases = []diffCase{
 		"XADD s 2-1 a b", "XINFO STREAM s", "CONFIG SET stream-node-max-entries 0", "CONFIG SET stream-node-max-bytes 0",
 		"XADD s 3-0 a b", "XADD s 3-1 a b", "XADD s 3-2 a b", "XINFO STREAM s", "CONFIG SET stream-node-max-entries -1",
 		"CONFIG SET stream-node-max-entries 100", "CONFIG SET stream-node-max-bytes 4096"})},
+	{"generic", concat(streamConfig, streamFill("s", 1, 0, 120), []string{"XDEL s 1-5", "XADD e 1-1 a b", "XDEL e 1-1",
+		"DUMP e", "COPY s c", "XRANGE c 1-100 +", "XINFO STREAM c", "RENAME c r", "XLEN r", "MOVE r 3", "#db 3", "XLEN r",
+		"XINFO STREAM r", "#db 0", "S SCAN 0 TYPE stream", "S KEYS *", "SORT s", "SORT nokey", "TYPE e", "#enc e", "EXPIRE s 100",
+		"TTL s", "PERSIST s", "OBJECT ENCODING s", "COPY e e2", "XINFO STREAM e2", "DEL s e e2", "EXISTS s",
+		"XADD one 1-1 a b", "DUMP one", "XADD two 1-1 f 1", "XADD two 1-2 f 2", "DUMP two",
+	})},
 	{"wrongtype", concat(streamConfig, []string{
 		"SET str x", "XLEN str", "XRANGE str - +", "XREVRANGE str + -", "XREAD STREAMS str 0", "XINFO STREAM str", "XINFO GROUPS str",
 		"XADD s 1 a b", "GET s", "LPUSH s x", "HSET s a b", "XREAD STREAMS s str 0 0", "XREAD STREAMS s str $ $",
