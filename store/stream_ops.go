@@ -133,13 +133,14 @@ func (s *Store) XTrim(db int, key []byte, o *XTrimOptions, now int64) (int64, St
 // when it is set, counted in whole nodes.
 func (k *kv) streamTrim(o *XTrimOptions) int64 {
 	var deleted int64
-	for {
-		x := k.sindex()
-		h := x.h
-		if h.nodes() == 0 || o.Strategy == TrimMaxLen && h.length() <= o.MaxLen {
+	x := k.sindex()
+	h := x.h
+	i := 0 // the nodes before i are freed, and leave the index at the end in one move
+	for ; i < h.nodes(); i++ {
+		if o.Strategy == TrimMaxLen && h.length() <= o.MaxLen {
 			break
 		}
-		nd := parseNode(x.lp(0), x.master(0))
+		nd := parseNode(x.lp(i), x.master(i))
 		if o.Limit > 0 && deleted+nd.count > o.Limit {
 			break
 		}
@@ -151,42 +152,51 @@ func (k *kv) streamTrim(o *XTrimOptions) int64 {
 			whole = lastOff < 0 || nd.entryAt(lastOff).id.Less(o.MinID)
 		}
 		if whole {
-			k.streamDropNode(0)
+			k.t.freeNode(x.node(i))
 			h.setLength(h.length() - nd.count)
 			deleted += nd.count
 			continue
 		}
-		if o.Approx {
-			break
+		if !o.Approx {
+			deleted += k.streamTrimNode(i, &nd, o)
 		}
-		var d int64
-		for off := nd.first; nd.lp[off] != 0xff; {
-			e := nd.entryAt(off)
-			off = e.next
-			if o.Strategy == TrimMaxLen && h.length() <= o.MaxLen || o.Strategy == TrimMinID && !e.id.Less(o.MinID) {
-				break
-			}
-			if !e.deleted() {
-				nodeSetInt(nd.lp, e.off, e.flags|streamFlagDeleted)
-				h.setLength(h.length() - 1)
-				d++
-			}
-		}
-		lp := k.streamNodeRoom(0, 10)
-		off := 0
-		lp = listpack.ReplaceInt(lp, listpack.First(lp), nd.count-d)
-		off = listpack.Next(lp, listpack.First(lp))
-		listpack.ReplaceInt(lp, off, nd.deleted+d)
-		deleted += d
 		break
 	}
-	h := k.streamHdr()
+	if i > 0 {
+		n := h.nodes()
+		b := x.a.at(h.index())
+		copy(b, b[i*sixEntry:n*sixEntry])
+		h.setNodes(n - i)
+	}
 	if id, ok := k.streamEdge(false); ok {
 		h.setFirst(id)
 	} else {
 		h.setFirst(StreamID{})
 	}
 	return deleted
+}
+
+// streamTrimNode marks deleted the entries of node i (parsed as nd) that
+// the trim removes, and returns how many.
+func (k *kv) streamTrimNode(i int, nd *snode, o *XTrimOptions) int64 {
+	h := k.streamHdr()
+	var d int64
+	for off := nd.first; nd.lp[off] != 0xff; {
+		e := nd.entryAt(off)
+		off = e.next
+		if o.Strategy == TrimMaxLen && h.length() <= o.MaxLen || o.Strategy == TrimMinID && !e.id.Less(o.MinID) {
+			break
+		}
+		if !e.deleted() {
+			nodeSetInt(nd.lp, e.off, e.flags|streamFlagDeleted)
+			h.setLength(h.length() - 1)
+			d++
+		}
+	}
+	lp := k.streamNodeRoom(i, 10)
+	lp = listpack.ReplaceInt(lp, listpack.First(lp), nd.count-d)
+	listpack.ReplaceInt(lp, listpack.Next(lp, listpack.First(lp)), nd.deleted+d)
+	return d
 }
 
 // nodeSetInt replaces the 7-bit integer at off (an entry's flags) in
