@@ -18,12 +18,14 @@
 //
 // Written value types, as Redis 7.0 writes them: STRING (0), SET (2, also
 // for listpack sets, which 7.0 does not have), HASH (4), ZSET_2 (5, binary
-// scores), SET_INTSET (11), HASH_LISTPACK (16), ZSET_LISTPACK (17) and
-// LIST_QUICKLIST_2 (18). Read also: LIST (1), ZSET (3, text scores),
-// HASH_ZIPMAP (9), LIST_ZIPLIST (10), ZSET_ZIPLIST (12), HASH_ZIPLIST
-// (13), LIST_QUICKLIST (14, ziplist nodes) and SET_LISTPACK (20, Redis
-// 7.2), and the old EXPIRETIME (253, seconds). Ziplists and zipmaps are
-// converted on load; module, stream and function data are refused.
+// scores), SET_INTSET (11), HASH_LISTPACK (16), ZSET_LISTPACK (17),
+// LIST_QUICKLIST_2 (18) and STREAM_LISTPACKS_2 (19). Read also: LIST (1),
+// ZSET (3, text scores), HASH_ZIPMAP (9), LIST_ZIPLIST (10), ZSET_ZIPLIST
+// (12), HASH_ZIPLIST (13), LIST_QUICKLIST (14, ziplist nodes),
+// STREAM_LISTPACKS (15, Redis 5 and 6), SET_LISTPACK (20, Redis 7.2) and
+// STREAM_LISTPACKS_3 (21, Redis 7.2), and the old EXPIRETIME (253,
+// seconds). Ziplists and zipmaps are converted on load; module and
+// function data, and streams with consumer groups, are refused.
 //
 // Every read is bounded and every fault is an *Error naming the byte
 // offset of the damage. A value is decoded completely and checked

@@ -1,6 +1,6 @@
 // Package store implements loopkv's keyspace: 16 logical databases of typed
-// values (strings, hashes and sets today; lists, sorted sets and streams
-// have their type numbers reserved), shared by every event loop, with
+// values (strings, lists, hashes, sets, sorted sets and streams; a
+// stream's layout is in stream.go), shared by every event loop, with
 // Redis's expiry and eviction rules. It knows nothing of RESP or sockets.
 //
 // # Shards and hash slots
