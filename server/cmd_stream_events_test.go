@@ -9,6 +9,7 @@ func init() {
 	}{
 		{"NotifyStreamsMatchRedis", TestNotifyStreamsMatchRedis},
 		{"WatchStreamsMatchesRedis", TestWatchStreamsMatchesRedis},
+		{"TrackingStreamsMatchesRedis", TestTrackingStreamsMatchesRedis},
 	}...)
 }
 
@@ -71,4 +72,33 @@ var watchStreamScript = []pubsubStep{
 func TestWatchStreamsMatchesRedis(t *testing.T) {
 	s, _ := startServer(t, Options{Loops: 2})
 	diffPubsubScript(t, s, 2, watchStreamScript)
+}
+
+// trackingStreamScript: connection 0 tracks in RESP3 and reads streams
+// (XRANGE, XREVRANGE, XREAD, XLEN, XINFO STREAM); connection 1's stream
+// writes invalidate them, a write that changes nothing and XSETID do not.
+var trackingStreamScript = []pubsubStep{
+	{0, "HELLO 3", 1, 0, true},
+	{1, "XADD s1 1-1 a b", 1, 0, false},
+	{1, "XADD s2 1-1 a b", 1, 0, false},
+	{0, "CLIENT TRACKING ON", 1, 0, false},
+	{0, "XRANGE s1 - +", 1, 0, false},
+	{1, "XADD s1 1-2 c d", 1, 1, false},
+	{0, "XREVRANGE s1 + -", 1, 0, false},
+	{1, "XDEL s1 9-9", 1, 0, false},
+	{1, "XDEL s1 1-1", 1, 1, false},
+	{0, "XREAD STREAMS s1 s2 0 0", 1, 0, false},
+	{1, "XTRIM s2 MAXLEN 5", 1, 0, false},
+	{1, "XTRIM s2 MAXLEN 0", 1, 1, false},
+	{0, "XLEN s1", 1, 0, false},
+	{1, "XSETID s1 7-0", 1, 0, false},
+	{1, "XADD s1 NOMKSTREAM 8-0 e f", 1, 1, false},
+	{0, "XINFO STREAM s1", 1, 0, false},
+	{1, "XADD s1 MAXLEN 0 9-0 g h", 1, 1, false},
+	{0, "PING", 1, 0, false},
+}
+
+func TestTrackingStreamsMatchesRedis(t *testing.T) {
+	s, _ := startServer(t, Options{Loops: 2})
+	diffPubsubScript(t, s, 2, trackingStreamScript)
 }
