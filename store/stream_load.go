@@ -107,7 +107,7 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 		return 0, StreamID{}, streamCorrupt(0, "stream node's master ID "+master.String()+" is not above the previous node's last entry")
 	}
 	off := listpack.First(lp)
-	need := func(what string) (int64, bool) {
+	need := func() (int64, bool) { // the integer at off, moving past it
 		if off < 0 || lp[off] == 0xff {
 			return 0, false
 		}
@@ -119,9 +119,9 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 		return v, true
 	}
 	at := off
-	count, ok1 := need("count")
-	deleted, ok2 := need("deleted")
-	nf, ok3 := need("fields")
+	count, ok1 := need()
+	deleted, ok2 := need()
+	nf, ok3 := need()
 	if !ok1 || !ok2 || !ok3 || count < 0 || deleted < 0 || nf < 0 || nf > int64(len(lp)) {
 		return 0, StreamID{}, streamCorrupt(at, "bad stream master entry")
 	}
@@ -131,7 +131,7 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 		}
 		off = listpack.Next(lp, off)
 	}
-	if z, ok := need("terminator"); !ok || z != 0 {
+	if z, ok := need(); !ok || z != 0 {
 		return 0, StreamID{}, streamCorrupt(at, "stream master entry lacks its 0 terminator")
 	}
 	var live, dead int64
@@ -139,9 +139,9 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 	seen := false
 	for off >= 0 && lp[off] != 0xff {
 		at = off
-		flags, ok1 := need("flags")
-		dms, ok2 := need("ms")
-		dseq, ok3 := need("seq")
+		flags, ok1 := need()
+		dms, ok2 := need()
+		dseq, ok3 := need()
 		if !ok1 || !ok2 || !ok3 || flags&^(streamFlagDeleted|streamFlagSameFields) != 0 {
 			return 0, StreamID{}, streamCorrupt(at, "bad stream entry header")
 		}
@@ -153,7 +153,7 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 		n, elems := nf, int64(3)
 		if flags&streamFlagSameFields == 0 {
 			var ok bool
-			if n, ok = need("fields"); !ok || n < 0 || n > int64(len(lp)) {
+			if n, ok = need(); !ok || n < 0 || n > int64(len(lp)) {
 				return 0, StreamID{}, streamCorrupt(at, "bad stream entry field count")
 			}
 			elems += 1 + 2*n
@@ -167,7 +167,7 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 			}
 			off = listpack.Next(lp, off)
 		}
-		if c, ok := need("lp-count"); !ok || c != elems {
+		if c, ok := need(); !ok || c != elems {
 			return 0, StreamID{}, streamCorrupt(at, "stream entry's lp-count does not match")
 		}
 		if flags&streamFlagDeleted != 0 {
