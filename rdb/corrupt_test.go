@@ -94,7 +94,8 @@ func TestLoadRefusesUnsupported(t *testing.T) {
 		want string
 	}{
 		{[]byte{8, 1, 'k'}, "unknown value type 8"},
-		{[]byte{typeStreamLP2, 1, 'k'}, "value type 19 (stream) is not supported"},
+		{[]byte{typeStreamLP2, 1, 'k', 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, "stream consumer groups are not supported"},
+		{[]byte{typeStreamLP2, 1, 'k', 1, 2, 'a', 'b'}, "stream node key is 2 bytes"},
 		{[]byte{typeModule2, 1, 'k'}, "value type 7 (module) is not supported"},
 		{[]byte{opModuleAux, 0}, "module auxiliary data"},
 		{[]byte{opFunction2, 0}, "functions (opcode 245)"},
