@@ -109,13 +109,15 @@ func (s *Server) block(w *waiter, timeoutMs int64) {
 		bt.queues[bk] = append(q, w)
 	}
 	bt.n.Add(1)
-	bt.mu.Unlock()
-	w.conn.cl.blocked = w
-	w.conn.shared.blocked.Store(w)
+	// the timer is set under the lock: a writer serving w reads w.timer
+	// once it has taken the lock after this
 	if timeoutMs > 0 {
 		d := time.Duration(timeoutMs-nowMs()) * time.Millisecond
 		w.timer = time.AfterFunc(max(d, 0), func() { s.unblock(w, waitTimedOut) })
 	}
+	bt.mu.Unlock()
+	w.conn.cl.blocked = w
+	w.conn.shared.blocked.Store(w)
 }
 
 // tableKey is the blocking table's key for a waiter's key copy: the copy's
