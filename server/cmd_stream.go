@@ -262,6 +262,10 @@ func parseTrimEnd(c *cmdCtx, xadd bool, t *store.XTrimOptions, limitGiven bool) 
 	case !xadd && t.Strategy == store.TrimNone:
 		c.errReply("ERR syntax error, XTRIM must be called with a trimming strategy")
 		return false
+	case c.replay:
+		// an AOF's trims are exact: Redis writes ~ as = and keeps LIMIT,
+		// which its AOF client (mustObeyClient) ignores, as here
+		t.Limit = 0
 	case limitGiven && !t.Approx:
 		c.errReply("ERR syntax error, LIMIT cannot be used without the special ~ option")
 		return false

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -154,4 +155,48 @@ func TestStreamAOFRestartKeepsStreams(t *testing.T) {
 			sameContents(t, contents(t, dialRaw(t, startRefRedis(t, "--dir", dir, "--appendonly", "yes"))), want)
 		})
 	}
+}
+
+func init() {
+	engineSuite = append(engineSuite, struct {
+		name string
+		fn   func(*testing.T)
+	}{"StreamLoadsRedisAOF", TestStreamLoadsRedisAOF})
+}
+
+// TestStreamLoadsRedisAOF: redis-server's own AOF of stream writes (its
+// ~ trims written as = with LIMIT, which only an AOF client may send)
+// loads into loopkv as the same streams.
+func TestStreamLoadsRedisAOF(t *testing.T) {
+	dir := t.TempDir()
+	ref := dialRaw(t, startRefRedis(t, "--dir", dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no"))
+	var cmds [][]string
+	for i := range 400 {
+		cmds = append(cmds, []string{"XADD", "st", "MAXLEN", "~", "120", "LIMIT", "50", "*", "i", strconv.Itoa(i)})
+	}
+	cmds = append(cmds, []string{"XADD", "st2", "MINID", "~", "0", "1-1", "a", "b"}, []string{"XTRIM", "st", "MAXLEN", "~", "10"},
+		[]string{"XDEL", "st2", "1-1"}, []string{"XSETID", "st2", "5-5"})
+	fill(t, ref, cmds)
+	want := contents(t, ref)
+	time.Sleep(100 * time.Millisecond) // redis writes its AOF buffer before it sleeps
+	dir2 := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(dir, "appendonlydir", "*"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("redis's AOF files: %v, %v", files, err)
+	}
+	if err := os.Mkdir(filepath.Join(dir2, "appendonlydir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		copyFile(t, f, filepath.Join(dir2, "appendonlydir"), filepath.Base(f))
+	}
+	incr, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))
+	if len(incr) != 1 {
+		t.Fatalf("redis's incr files: %v", incr)
+	}
+	if b, _ := os.ReadFile(incr[0]); !strings.Contains(string(b), "$1\r\n=\r\n$3\r\n120\r\n$5\r\nLIMIT\r\n") {
+		t.Fatalf("redis's incr file has no MAXLEN = 120 LIMIT: %.400q", b)
+	}
+	_, rc := aofServer(t, dir2, "everysec")
+	sameContents(t, contents(t, rc), want)
 }
