@@ -125,7 +125,9 @@ func FuzzStream(f *testing.F) {
 					if st != StreamIDTooSmall {
 						t.Fatalf("XAdd %v after %v: %v", id, m.last, st)
 					}
-					m.exists = true // the key was created before the refusal
+					if !m.exists && s.Exists(0, key, t0) {
+						t.Fatalf("a refused XAdd created the key")
+					}
 				case st != OK || gotID != id:
 					t.Fatalf("XAdd %v: %v %v", id, gotID, st)
 				default:

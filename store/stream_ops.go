@@ -61,14 +61,13 @@ func (s *Store) XAdd(db int, key []byte, fv [][]byte, o *XAddOptions, now int64)
 	if st != OK {
 		return StreamID{}, 0, st
 	}
-	if !k.exists() {
-		if o.NoMkStream {
-			return StreamID{}, 0, NotFound
-		}
-		k.streamCreate(key)
+	if !k.exists() && o.NoMkStream {
+		return StreamID{}, 0, NotFound
 	}
-	h := k.streamHdr()
-	last := h.last()
+	var last StreamID // a new stream's is 0-0; it is created once the ID is good
+	if k.exists() {
+		last = k.streamHdr().last()
+	}
 	if last == MaxStreamID {
 		return StreamID{}, 0, StreamExhausted
 	}
@@ -94,6 +93,9 @@ func (s *Store) XAdd(db int, key []byte, fv [][]byte, o *XAddOptions, now int64)
 	}
 	if id.Cmp(last) <= 0 {
 		return StreamID{}, 0, StreamIDTooSmall
+	}
+	if !k.exists() {
+		k.streamCreate(key)
 	}
 	k.streamAppend(id, fv, k.streamLimits())
 	var n int64
