@@ -52,7 +52,7 @@ func cmdMemoryUsage(c *cmdCtx) {
 		}
 		samples = min(n, 1<<30)
 	}
-	n, ok := c.store.MemoryUsage(c.db(), c.args[2], c.now, int(samples))
+	n, ok := c.store.MemoryUsage(c.db(), c.args[2], int(samples))
 	if !ok {
 		c.null()
 		return

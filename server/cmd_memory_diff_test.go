@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var memoryDiffCases = []diffCase{
@@ -112,4 +113,33 @@ func statsShape(t *testing.T, b []byte) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, " ")
+}
+
+// TestMemoryUsageMeasuresAnExpiredKeyNotYetDeleted checks, against
+// redis-server with its active expiry off, that MEMORY USAGE of a key
+// whose TTL has passed answers a size rather than nil, and neither
+// deletes the key nor counts it expired: the next read does.
+func TestMemoryUsageMeasuresAnExpiredKeyNotYetDeleted(t *testing.T) {
+	ref := dialRaw(t, startRefRedis(t, "--enable-debug-command", "yes"))
+	ref.do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	ours := newOurServer() // in process: no ticker, so no active expiry
+	both := func(mode string, args ...string) {
+		t.Helper()
+		got, want := ours.do(t, args), []byte(ref.do(args...))
+		if !sameReply(mode, got, want) {
+			t.Errorf("%q: got %q, want %q", args, got, want)
+		}
+	}
+	both("", "SET", "k", "v", "PX", "1")
+	both("", "RPUSH", "l", "a", "b")
+	both("", "PEXPIRE", "l", "1")
+	time.Sleep(10 * time.Millisecond)
+	for _, k := range []string{"k", "l"} {
+		both("~", "MEMORY", "USAGE", k) // a size, each server's own (within 1000)
+		both("~", "MEMORY", "USAGE", k, "SAMPLES", "0")
+	}
+	both("", "DBSIZE")
+	both("", "GET", "k")
+	both("", "DBSIZE")
+	both("", "MEMORY", "USAGE", "k")
 }

@@ -6,16 +6,17 @@ package store
 // its bucket arrays and the chunks of its first samples entries (list
 // nodes), scaled to all of them, as Redis's objectComputeSize samples;
 // samples 0 counts every one. It neither touches the key nor counts a
-// keyspace hit, and a key past its expiry is missing (ok false) but not
-// deleted.
-func (s *Store) MemoryUsage(db int, key []byte, now int64, samples int) (n int64, ok bool) {
+// keyspace hit, and like Redis 7.0's, which finds the key in the main dict
+// without a lookup, it measures a key past its expiry that no one has
+// deleted yet, and leaves it so.
+func (s *Store) MemoryUsage(db int, key []byte, samples int) (n int64, ok bool) {
 	slot := KeySlot(key)
 	sh := &s.shards[s.shardOf(slot)]
 	s.lockShard(sh)
 	defer s.unlockShard(sh)
 	t := &sh.dbs[db]
 	r := t.keys.find(&t.a, s.hash(key), key)
-	if r == noRef || t.expired(t.a.at(r), now) {
+	if r == noRef {
 		return 0, false
 	}
 	b := t.a.at(r)
