@@ -69,6 +69,8 @@ var engineSuite = []struct {
 	{"ClientPauseAllEndsAtItsTimeout", TestClientPauseAllEndsAtItsTimeout},
 	{"ClientPauseHoldsATLSClient", TestClientPauseHoldsATLSClient},
 	{"ClientPauseStopsActiveExpiry", TestClientPauseStopsActiveExpiry},
+	{"ClientPauseKeepsExpiredKeysUntilItEnds", TestClientPauseKeepsExpiredKeysUntilItEnds},
+	{"ClientPauseStopsEviction", TestClientPauseStopsEviction},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer

@@ -26,9 +26,10 @@ import (
 // still answered), CLIENT UNPAUSE included, so only the timeout ends it;
 // WRITE holds writes, EXEC of a transaction with writes, and the commands
 // that may replicate (PUBLISH, SPUBLISH, PFCOUNT, EVAL, EVALSHA, FCALL),
-// queued in MULTI or not. Active expiry waits out a pause, as Redis's
-// does; a read still expires the key it finds expired, and eviction
-// goes on.
+// queued in MULTI or not. As in Redis 7.0, no key is deleted for its TTL
+// or for memory while a pause runs (store.SetPaused): active expiry and
+// eviction wait it out, and a key found past its TTL reads as missing but
+// stays, to be deleted, with its expired event, after the pause.
 
 // Pause modes, in increasing order: a new pause never lowers the mode.
 const (
@@ -65,6 +66,7 @@ func (s *Server) pause(end int64, mode int32, now int64) {
 		mode = max(mode, p.mode.Load())
 	}
 	p.mode.Store(mode)
+	s.pauseStore(true)
 	if p.tm != nil {
 		p.tm.Stop()
 	}
@@ -94,6 +96,7 @@ func (s *Server) unpause() {
 	p := &s.paused
 	p.mu.Lock()
 	p.mode.Store(pauseOff)
+	s.pauseStore(false)
 	if p.tm != nil {
 		p.tm.Stop()
 		p.tm = nil
@@ -109,6 +112,14 @@ func (s *Server) unpause() {
 	p.mu.Unlock()
 	if first != nil {
 		first.tc.Wake()
+	}
+}
+
+// pauseStore stops or resumes the store's deletions for time and memory.
+// Caller holds s.paused.mu, which orders the calls as the pauses.
+func (s *Server) pauseStore(on bool) {
+	if s.store != nil {
+		s.store.SetPaused(on)
 	}
 }
 

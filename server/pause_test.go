@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,5 +181,102 @@ func TestClientPauseStopsActiveExpiry(t *testing.T) {
 		}
 		rc.do("CLIENT", "UNPAUSE")
 		waitFor(t, func() bool { return rc.do("DBSIZE") == ":0\r\n" }, "active expiry after the pause")
+	}
+}
+
+// pauseExpiryScript is read during a WRITE pause, once the TTLs of k, k2
+// and l have passed: each key past its TTL reads as missing, but stays in
+// the keyspace (DBSIZE, INFO keyspace, MEMORY USAGE) and is not counted
+// expired.
+var pauseExpiryScript = [][]string{
+	{"GET", "k"}, {"TTL", "k"}, {"PTTL", "k2"}, {"EXISTS", "k", "k2", "l", "keep"}, {"TYPE", "k"}, {"LRANGE", "l", "0", "-1"},
+	{"LLEN", "l"}, {"STRLEN", "k2"}, {"OBJECT", "ENCODING", "k"}, {"KEYS", "*"}, {"RANDOMKEY"}, {"DBSIZE"}, {"GET", "k"},
+	{"DBSIZE"},
+}
+
+// pauseInfo is rc's INFO line of sec that starts with field.
+func pauseInfo(rc *rawConn, sec, field string) string { return infoField(rc.do("INFO", sec), field) }
+
+// TestClientPauseKeepsExpiredKeysUntilItEnds runs the same script on
+// loopkv and redis-server: during a CLIENT PAUSE WRITE, a read of a key
+// past its TTL answers as for a missing key without deleting it, and no
+// expired event is published; after the pause the keys are deleted (by
+// active expiry) and their expired events follow.
+func TestClientPauseKeepsExpiredKeysUntilItEnds(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	var replies [2][]string
+	for i, addr := range []string{s.Addr(), startRefRedis(t)} {
+		rc, sub := dialRaw(t, addr), dialRaw(t, addr)
+		rc.do("CONFIG", "SET", "notify-keyspace-events", "Ex")
+		sub.do("SUBSCRIBE", "__keyevent@0__:expired")
+		for _, cmd := range [][]string{{"SET", "k", "v", "PX", "300"}, {"SET", "k2", "v", "PX", "300"}, {"RPUSH", "l", "a"},
+			{"PEXPIRE", "l", "300"}, {"SET", "keep", "v"}, {"CLIENT", "PAUSE", "10000", "WRITE"}} {
+			rc.do(cmd...)
+		}
+		if got := rc.do("EXISTS", "k", "k2", "l"); got != ":3\r\n" { // (a slow setup, under -race)
+			t.Fatalf("%s: EXISTS at the start of the pause: %q; the TTLs passed before it", addr, got)
+		}
+		time.Sleep(600 * time.Millisecond) // past the TTLs, and several active expiry cycles
+		for _, cmd := range pauseExpiryScript {
+			replies[i] = append(replies[i], rc.do(cmd...))
+		}
+		db0, _, _ := strings.Cut(pauseInfo(rc, "keyspace", "db0:"), ",avg_ttl=") // (the estimates differ)
+		replies[i] = append(replies[i], db0, pauseInfo(rc, "stats", "expired_keys:"))
+		if got := rc.do("MEMORY", "USAGE", "k"); !strings.HasPrefix(got, ":") {
+			t.Errorf("%s: MEMORY USAGE of the expired key during the pause: %q", addr, got)
+		}
+		expectNoReply(t, sub, "an expired event")
+		rc.do("CLIENT", "UNPAUSE")
+		var keys []string
+		for len(keys) < 3 {
+			msg := sub.reply() // *3 $7 message $22 __keyevent@0__:expired $n key
+			f := strings.Split(strings.TrimSuffix(msg, "\r\n"), "\r\n")
+			keys = append(keys, f[len(f)-1])
+		}
+		slices.Sort(keys)
+		if got := strings.Join(keys, " "); got != "k k2 l" {
+			t.Errorf("%s: expired events after the pause: %q", addr, got)
+		}
+		waitFor(t, func() bool { return rc.do("DBSIZE") == ":1\r\n" }, "the expired keys' deletion")
+		if got := pauseInfo(rc, "stats", "expired_keys:"); got != "expired_keys:3" {
+			t.Errorf("%s: after the pause: %q", addr, got)
+		}
+	}
+	for j := range replies[0] {
+		if replies[0][j] != replies[1][j] {
+			t.Errorf("#%d: loopkv %q, redis-server %q", j, replies[0][j], replies[1][j])
+		}
+	}
+}
+
+// TestClientPauseStopsEviction checks, on loopkv and redis-server, that
+// no key is evicted during a pause, even when maxmemory drops below the
+// memory in use and reads run, and that eviction resumes once it ends.
+func TestClientPauseStopsEviction(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	for _, addr := range []string{s.Addr(), startRefRedis(t)} {
+		rc := dialRaw(t, addr)
+		rc.do("CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+		var pipe strings.Builder
+		for i := 0; i < 2000; i++ {
+			pipe.WriteString(multibulk("SET", "key:"+strconv.Itoa(i), strings.Repeat("v", 100)))
+		}
+		rc.send(pipe.String())
+		for i := 0; i < 2000; i++ {
+			rc.reply()
+		}
+		used, _ := strconv.Atoi(strings.TrimPrefix(pauseInfo(rc, "memory", "used_memory:"), "used_memory:"))
+		rc.do("CLIENT", "PAUSE", "10000", "WRITE")
+		if got := rc.do("CONFIG", "SET", "maxmemory", strconv.Itoa(used/2)); got != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET maxmemory: %q", addr, got)
+		}
+		rc.do("GET", "key:1")
+		if got := rc.do("DBSIZE") + pauseInfo(rc, "stats", "evicted_keys:"); got != ":2000\r\nevicted_keys:0" {
+			t.Errorf("%s: during the pause: %q, want every key kept", addr, got)
+		}
+		rc.do("CLIENT", "UNPAUSE")
+		rc.do("GET", "key:1")
+		waitFor(t, func() bool { return pauseInfo(rc, "stats", "evicted_keys:") != "evicted_keys:0" }, "eviction after the pause")
+		rc.do("CONFIG", "SET", "maxmemory", "0")
 	}
 }

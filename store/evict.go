@@ -91,7 +91,8 @@ func (s *Store) UsedMemory() int64 { return s.used.Load() }
 // the limit and the policy is NoEviction or no key it allows remains. It
 // returns OK when memory is within the limit, and also when o.Budget ran
 // out with keys still to evict (Redis's EVICT_RUNNING, which lets the
-// command run): the next call continues. now is Unix ms, for the LRU clock.
+// command run): the next call continues, and while SetPaused, deleting
+// nothing. now is Unix ms, for the LRU clock.
 //
 // The LRU policies keep Redis's approximation: each round samples
 // o.Samples keys per database into a pool of the 16 best candidates seen
@@ -101,6 +102,9 @@ func (s *Store) UsedMemory() int64 { return s.used.Load() }
 func (s *Store) Evict(now int64, o EvictOptions) (evicted int, st Status) {
 	if o.MaxMemory <= 0 || s.used.Load() <= o.MaxMemory {
 		return 0, OK
+	}
+	if s.paused.Load() {
+		return 0, OK // SetPaused: as if under the limit, as Redis's performEvictions answers in a pause
 	}
 	if o.Policy == NoEviction || int(o.Policy) >= len(policyNames) {
 		return 0, OutOfMemory

@@ -65,6 +65,16 @@ func (s *Store) ExpireAt(db int, key []byte, now int64) int64 {
 	return k.expireAt()
 }
 
+// SetPaused stops (on) or resumes the deletion of keys for their TTL or
+// for memory, as Redis 7.0 stops it while CLIENT PAUSE runs so that the
+// data set stays as it was (for a failover). While paused, a key past its
+// TTL reads as missing, as it does after its deletion, but stays in the
+// keyspace, uncounted in expired_keys and with no expired event:
+// DBSIZE, INFO keyspace and MEMORY USAGE still see it, and the first
+// lookup or active expiry cycle after the pause deletes it.
+// ActiveExpireCycle and Evict do nothing while paused. any goroutine.
+func (s *Store) SetPaused(on bool) { s.paused.Store(on) }
+
 // Active expiry parameters, as Redis's activeExpireCycle uses them.
 const (
 	expireSample     = 20 // keys sampled per table and round
@@ -78,6 +88,9 @@ const (
 // the next cycle resumes at the next table. It also refreshes each
 // database's average TTL estimate. now is Unix ms.
 func (s *Store) ActiveExpireCycle(now int64, budget time.Duration) {
+	if s.paused.Load() {
+		return
+	}
 	start := time.Now()
 	ntables := uint64(len(s.shards) * s.databases)
 	first := s.expireNext.Load() % ntables

@@ -52,6 +52,9 @@ type keyspace struct {
 	// guarded by evictMu (see evict.go)
 	evictMu sync.Mutex
 	evict   evictState
+
+	// paused is set by SetPaused: no key is deleted for its TTL or for memory
+	paused atomic.Bool
 }
 
 // New returns an empty Store.
@@ -347,7 +350,9 @@ func (s *Store) lookupInto(k *kv, sh *shard, db int, key []byte, slot uint16, no
 	if k.r != noRef {
 		b := k.t.a.at(k.r)
 		if k.t.expired(b, now) {
-			s.expireRec(sh, k.t, db, k.r)
+			if !s.paused.Load() { // SetPaused: missing, but left in place
+				s.expireRec(sh, k.t, db, k.r)
+			}
 			k.r = noRef
 		} else if touch {
 			setRecLRU(b, s.accessField(sh, recLRU(b), now))
@@ -403,12 +408,26 @@ func (k *kv) setTTL(at int64) { k.t.setTTL(k.r, at) }
 // its key: a []byte field beside the shard pointer would make every key
 // argument escape to the heap.)
 func (k *kv) create(key []byte, t Type, e Encoding, val []byte, vcap int, at int64) {
+	if k.s.paused.Load() {
+		k.dropExpired(key)
+	}
 	r, b := k.t.newRec(k.h, key, t, e, len(val), max(vcap, len(val)), k.s.newField(k.now))
 	copy(b[keyHdr+len(key):], val)
 	k.t.insert(r, k.h, k.slot, k.s.sbits, at)
 	k.r = r
 	if !k.replaced {
 		k.s.created(k.db, key)
+	}
+}
+
+// dropExpired deletes, as expired, the record of key that a lookup during
+// SetPaused found past its TTL and left in place, so that create does not
+// index a second record of key. (No command that creates a key runs in a
+// CLIENT PAUSE but a connectionless one; the check costs create one load
+// otherwise.)
+func (k *kv) dropExpired(key []byte) {
+	if r := k.t.keys.find(&k.t.a, k.h, key); r != noRef {
+		k.s.expireRec(k.sh, k.t, k.db, r)
 	}
 }
 

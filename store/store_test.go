@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -610,5 +611,48 @@ func TestDelKeysAndCountExisting(t *testing.T) {
 	}
 	if s.DBSize(0) != 0 {
 		t.Fatalf("DBSize = %d after DelKeys", s.DBSize(0))
+	}
+}
+
+// TestPausedKeepsExpiredKeys: while SetPaused, a key past its TTL reads
+// as missing but stays, uncounted and unjournaled, through lookups, the
+// active cycle and Evict; a write that makes the key again replaces it
+// (one record, counted expired then); after the pause a lookup deletes
+// the rest.
+func TestPausedKeepsExpiredKeys(t *testing.T) {
+	s := New(Options{Shards: 4})
+	var j Journal
+	v := s.WithJournal(&j)
+	for _, k := range []string{"a", "b", "c"} {
+		s.Set(0, []byte(k), []byte("1"), t0, SetOptions{ExpireAt: t0 + 10})
+	}
+	s.SetPaused(true)
+	later := int64(t0 + 20)
+	if _, st := get(v, 0, "a", later); st != NotFound || v.Exists(0, []byte("b"), later) {
+		t.Fatalf("an expired key read during the pause: %v", st)
+	}
+	if _, ok := v.Object(0, []byte("c"), later); ok {
+		t.Fatal("OBJECT found an expired key")
+	}
+	if _, ok := v.RandomKey(0, later, nil, rawEnc); ok {
+		t.Fatal("RANDOMKEY found an expired key")
+	}
+	v.ActiveExpireCycle(later, time.Second)
+	if n, st := v.Evict(later, EvictOptions{MaxMemory: 1, Policy: AllKeysRandom}); n != 0 || st != OK {
+		t.Fatalf("Evict during the pause: %d %v", n, st)
+	}
+	if st := s.Stats(); st.ExpiredKeys != 0 || st.DBs[0].Keys != 3 || j.Len() != 0 {
+		t.Fatalf("during the pause: %+v, %d journaled", st, j.Len())
+	}
+	v.Set(0, []byte("a"), []byte("2"), later, SetOptions{})
+	if got, st := get(v, 0, "a", later); st != OK || got != "2" || s.DBSize(0) != 3 || s.Stats().ExpiredKeys != 1 {
+		t.Fatalf("a write over an expired key during the pause: %q %v, %d keys, %d expired", got, st, s.DBSize(0), s.Stats().ExpiredKeys)
+	}
+	s.SetPaused(false)
+	v.Exists(0, []byte("b"), later)
+	v.Exists(0, []byte("c"), later)
+	want := []journaled{{0, "a", false}, {0, "b", false}, {0, "c", false}}
+	if got := journalOf(&j); !slices.Equal(got, want) || s.DBSize(0) != 1 {
+		t.Fatalf("journal %v, want %v; %d keys", got, want, s.DBSize(0))
 	}
 }
