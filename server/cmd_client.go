@@ -184,20 +184,25 @@ func appendClientLine(b []byte, cs *connState, now int64) []byte {
 	b = append(b, " idle="...)
 	b = strconv.AppendInt(b, max(0, now-sh.lastActive.Load())/1000, 10)
 	multi := sh.multi.Load()
+	b = append(b, " flags="...)
 	switch {
 	case sh.blocked.Load() != nil:
-		b = append(b, " flags=b db="...)
+		b = append(b, 'b')
 	case sh.monitor.Load():
-		b = append(b, " flags=O db="...)
+		b = append(b, 'O')
 	case multi >= 0:
-		b = append(b, " flags=x db="...)
+		b = append(b, 'x')
 	case sh.subs[0].Load()+sh.subs[1].Load()+sh.subs[2].Load() > 0:
-		b = append(b, " flags=P db="...)
+		b = append(b, 'P')
 	case sh.redirect.Load() >= 0:
-		b = append(b, " flags=t db="...)
-	default:
-		b = append(b, " flags=N db="...)
+		b = append(b, 't')
+	case !sh.stalled.Load():
+		b = append(b, 'N')
 	}
+	if sh.stalled.Load() { // after the others, in Redis's order
+		b = append(b, 'c')
+	}
+	b = append(b, " db="...)
 	b = strconv.AppendInt(b, int64(sh.db.Load()), 10)
 	qbuf, omem := sh.qbuf.Load(), sh.omem.Load()
 	b = append(b, " sub="...)

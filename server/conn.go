@@ -104,6 +104,7 @@ type clientShared struct {
 	subs       [3]atomic.Int32 // channels, patterns and shard channels subscribed to
 	killed     atomic.Bool
 	monitor    atomic.Bool // in MONITOR mode (CLIENT LIST flags=O)
+	stalled    atomic.Bool // client.stalled (CLIENT LIST flags=c)
 }
 
 // clientTags are the names CLIENT LIST shows. The owning loop replaces them

@@ -64,7 +64,7 @@ var engineSuite = []struct {
 	{"MetricsEndpointCountsKnownWorkload", TestMetricsEndpointCountsKnownWorkload},
 	{"MetricsEndpointCountsTLSHandshakes", TestMetricsEndpointCountsTLSHandshakes},
 	{"ClientReplyOverSocketsMatchesRedis", TestClientReplyOverSocketsMatchesRedis},
-	{"ClientReplyOffMutesTheProtocolError", TestClientReplyOffMutesTheProtocolError},
+	{"ClientReplyOffProtocolErrorLeavesTheConnectionStalled", TestClientReplyOffProtocolErrorLeavesTheConnectionStalled},
 	{"ClientPauseWriteHoldsWritersAndServesReaders", TestClientPauseWriteHoldsWritersAndServesReaders},
 	{"ClientPauseAllEndsAtItsTimeout", TestClientPauseAllEndsAtItsTimeout},
 	{"ClientPauseHoldsATLSClient", TestClientPauseHoldsATLSClient},

@@ -46,6 +46,22 @@ func cmdClientReply(c *cmdCtx) {
 	}
 }
 
+// stallMuted is a protocol error on a muted client. Redis 7.0 mutes the
+// error reply and marks the client to close after its reply
+// (CLIENT_CLOSE_AFTER_REPLY), but with no reply to write it never closes
+// it: the connection stays open, runs nothing more and answers nothing,
+// and its input accumulates unparsed until the client closes, the idle
+// timeout or CLIENT KILL closes it, or it passes
+// client-query-buffer-limit. loopkv does the same: execute consumes
+// nothing more of it, leaving the input with the transport, where the
+// query buffer limit applies. CLIENT LIST shows flags=c.
+func stallMuted(cl *client) {
+	cl.stalled = true
+	if cl.conn != nil {
+		cl.conn.shared.stalled.Store(true)
+	}
+}
+
 // mute starts a muted stretch at the end of c.out, unless one runs.
 func (c *cmdCtx) mute() {
 	if c.cl.reply&replyMuted == 0 {

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClientReplyOverSocketsMatchesRedis runs a muted client beside a
@@ -61,13 +63,58 @@ func mutedClientStream(t *testing.T, addr string) string {
 	return out.String()
 }
 
-// TestClientReplyOffMutesTheProtocolError checks that a muted client's
-// protocol error is not sent, as in Redis, and that the connection closes.
-func TestClientReplyOffMutesTheProtocolError(t *testing.T) {
+// TestClientReplyOffProtocolErrorLeavesTheConnectionStalled checks, on
+// loopkv and redis-server, a muted client's protocol error: it is not
+// sent, and the connection stays open but runs nothing more (CLIENT LIST
+// flags=c), whatever it sends, until CLIENT KILL or the query buffer
+// limit closes it.
+func TestClientReplyOffProtocolErrorLeavesTheConnectionStalled(t *testing.T) {
 	s, _ := startServer(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.send(multibulk("CLIENT", "REPLY", "OFF") + "*x\r\n")
-	if got := rc.expectClosed(); got != "" {
-		t.Fatalf("a muted client got %q", got)
+	for _, addr := range []string{s.Addr(), startRefRedis(t)} {
+		for _, bad := range []string{"*x\r\n", "*1\r\n$abc\r\n", "\"unbalanced\r\n"} {
+			rc, other := dialRaw(t, addr), dialRaw(t, addr)
+			id := strings.TrimSpace(rc.do("CLIENT", "ID")[1:])
+			rc.send(multibulk("CLIENT", "REPLY", "OFF") + bad + multibulk("SET", "after", "1"))
+			line := func() string { return clientListLine(other.do("CLIENT", "LIST"), id) }
+			waitFor(t, func() bool { return strings.Contains(line(), " flags=c ") }, addr+": flags=c after "+bad)
+			expectOpenAndSilent(t, rc, addr)
+			rc.send(multibulk("CLIENT", "REPLY", "ON") + multibulk("SET", "after", "2") + multibulk("PING"))
+			expectOpenAndSilent(t, rc, addr)
+			if got := other.do("EXISTS", "after"); got != ":0\r\n" {
+				t.Errorf("%s: %q: the commands after the error ran: EXISTS %q", addr, bad, got)
+			}
+			if bad == "*x\r\n" {
+				other.do("CLIENT", "KILL", "ID", id)
+			} else { // past the query buffer limit
+				other.do("CONFIG", "SET", "client-query-buffer-limit", "1mb")
+				_, _ = rc.c.Write([]byte(strings.Repeat("x", 3<<20))) // may be cut by the close
+			}
+			if got := rc.expectClosed(); got != "" {
+				t.Errorf("%s: %q: the muted client got %q", addr, bad, got)
+			}
+			other.do("CONFIG", "SET", "client-query-buffer-limit", "1gb")
+		}
 	}
+}
+
+// clientListLine is the line of CLIENT LIST reply list for client id.
+func clientListLine(list, id string) string {
+	for _, l := range strings.Split(list, "\n") {
+		if strings.HasPrefix(l, "id="+id+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// expectOpenAndSilent fails unless rc's connection stays open with
+// nothing to read for a short wait.
+func expectOpenAndSilent(t *testing.T, rc *rawConn, addr string) {
+	t.Helper()
+	_ = rc.c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	b, err := rc.r.Peek(1)
+	if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("%s: the stalled connection: read %q, %v; want it open and silent", addr, b, err)
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(20 * time.Second))
 }

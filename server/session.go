@@ -31,6 +31,9 @@ type client struct {
 	tight   bool  // the parser has the unauthenticated limits
 	execing bool  // EXEC is running the queued commands
 	reply   uint8 // CLIENT REPLY's mode bits (reply_mode.go); 0: every reply is sent
+	// a protocol error while CLIENT REPLY OFF: nothing more runs, and the
+	// connection stays open (stallMuted)
+	stalled bool
 	// held by CLIENT PAUSE (pause.go): listed in the server's held
 	// connections while pauseGen is the pause's generation
 	pauseHeld bool
@@ -68,7 +71,7 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 	}
 	consumed, closeAfter := 0, false
 	ahead := 0 // commands the last prefetchAhead looked at, still to run
-	for consumed < len(in) && !cl.quit && cl.blocked == nil && len(ctx.out) < batchOutLimit {
+	for consumed < len(in) && !cl.quit && !cl.stalled && cl.blocked == nil && len(ctx.out) < batchOutLimit {
 		if !cl.authed || cl.tight {
 			s.setAuthLimits(cl)
 		}
@@ -77,9 +80,11 @@ func (s *Server) execute(cl *client, in []byte, out []byte, now int64, scratch [
 		}
 		args, n, err := cl.parser.Next(in[consumed:])
 		if err != nil {
-			if cl.reply&replyMuted == 0 { // CLIENT REPLY OFF mutes it too, as in Redis, which then leaves the connection open; loopkv closes it
-				ctx.errReply("ERR " + s.protocolErrorText(cl, in[consumed:], err))
+			if cl.reply&replyMuted != 0 {
+				stallMuted(cl) // reply_mode.go
+				break
 			}
+			ctx.errReply("ERR " + s.protocolErrorText(cl, in[consumed:], err))
 			closeAfter = true
 			break
 		}
