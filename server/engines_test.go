@@ -71,6 +71,7 @@ var engineSuite = []struct {
 	{"ClientPauseStopsActiveExpiry", TestClientPauseStopsActiveExpiry},
 	{"ClientPauseKeepsExpiredKeysUntilItEnds", TestClientPauseKeepsExpiredKeysUntilItEnds},
 	{"ClientPauseStopsEviction", TestClientPauseStopsEviction},
+	{"WaitBlocksUntilItsTimeout", TestWaitBlocksUntilItsTimeout},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer
