@@ -67,6 +67,23 @@ type Info struct {
 	RewritesConsecutiveFailures int64 // aof_rewrites_consecutive_failures
 }
 
+// WriteError reports, without a lock, whether the log's last write or
+// fsync failed (Info's LastWriteOK false) and its errno (LastWriteErrno),
+// as they stand the moment the writer recorded them: what a server
+// checks before each write command, as Redis's
+// writeCommandsDeniedByDiskError reads its write status.
+func (l *Log) WriteError() (errno syscall.Errno, failed bool) {
+	st := &l.st
+	wf, bf := st.writeFailed.Load(), st.bioFailed.Load()
+	if !wf && !bf && st.fatal.Load() == nil {
+		return 0, false
+	}
+	if bf && !wf {
+		return syscall.Errno(st.bioErrno.Load()), true
+	}
+	return syscall.Errno(st.writeErrno.Load()), true
+}
+
 // Info returns the log's state now.
 func (l *Log) Info() Info {
 	st := &l.st

@@ -52,6 +52,12 @@ type Options struct {
 	// fsync of appended writes with Always (a test holds an fsync with it).
 	BeforeFsync func()
 
+	// OnWriteError, if not nil, runs on the goroutine of a write or fsync
+	// that failed, just before Info and WriteError report the failure, so
+	// that a server that sees the failure refuses writes from its next
+	// command on. It must not block or call the Log.
+	OnWriteError func()
+
 	// InitialBase, if not nil, writes the base of a log that Open creates
 	// (no manifest, or one listing neither base nor incr), as Redis 7.0
 	// writes a base from its dataset when it starts with AOF on and no AOF

@@ -321,6 +321,9 @@ func (l *Log) recordWriteError(err error, short bool) {
 	if !errors.As(err, &errno) || short {
 		errno = syscall.ENOSPC
 	}
+	if l.o.OnWriteError != nil {
+		l.o.OnWriteError()
+	}
 	l.st.writeErrno.Store(int64(errno))
 	l.st.writeFailed.Store(true)
 }
@@ -344,6 +347,9 @@ func (l *Log) bgFsync(req chan *os.File) {
 			var errno syscall.Errno
 			if !errors.As(err, &errno) {
 				errno = syscall.EIO
+			}
+			if l.o.OnWriteError != nil {
+				l.o.OnWriteError()
 			}
 			l.st.bioErrno.Store(int64(errno))
 			l.st.bioFailed.Store(true)

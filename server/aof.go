@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -82,15 +83,16 @@ type aofState struct {
 	// whose new log counts from 1 again: a batch's cmdCtx.propSeq and the
 	// hold table compare base+seq. Stored before log, loaded after it.
 	base      atomic.Uint64
-	lastSeq   uint64                 // guarded by the order lock: the last base+seq appended
-	always    atomic.Bool            // log is open with appendfsync always: replies wait (aof_hold.go)
-	writeErr  atomic.Pointer[string] // MISCONF's text after a failed write; nil when fine
-	scheduled atomic.Bool            // a rewrite waits for a running save (BGREWRITEAOF)
-	sn        *store.Snapshot        // guarded by mu: the running rewrite's, closed once it ends
-	tempLog   bool                   // guarded by mu: log was opened by BGREWRITEAOF with appendonly no
-	starting  bool                   // guarded by mu: appendonly yes waits for the loops to open the log
-	gen       uint64                 // guarded by mu: counts appendonly no, so that a start it overtook gives up
-	hold      holdTable              // aof_hold.go
+	lastSeq   uint64                     // guarded by the order lock: the last base+seq appended
+	always    atomic.Bool                // log is open with appendfsync always: replies wait (aof_hold.go)
+	writeErr  atomic.Pointer[string]     // MISCONF's text after a failed write, as the last tick logged it; nil when fine
+	misconf   atomic.Pointer[aofMisconf] // checkAOFError's last text
+	scheduled atomic.Bool                // a rewrite waits for a running save (BGREWRITEAOF)
+	sn        *store.Snapshot            // guarded by mu: the running rewrite's, closed once it ends
+	tempLog   bool                       // guarded by mu: log was opened by BGREWRITEAOF with appendonly no
+	starting  bool                       // guarded by mu: appendonly yes waits for the loops to open the log
+	gen       uint64                     // guarded by mu: counts appendonly no, so that a start it overtook gives up
+	hold      holdTable                  // aof_hold.go
 }
 
 // errAOFWrite is MISCONF's text for an AOF write error (Redis's
@@ -235,7 +237,8 @@ func setAppendOnly(s *Server, v string) string {
 // aofOptions are the aof.Options of the current settings.
 func (s *Server) aofOptions() aof.Options {
 	return aof.Options{Dir: *s.cfg.persist.dir.Load(), DirName: s.cfg.aof.dirName, FileName: s.cfg.aof.fileName,
-		Fsync: aof.Fsync(s.cfg.aof.fsync.Load()), LoadTruncated: s.cfg.aof.loadTruncated.Load(), BeforeFsync: aofFsyncHook}
+		Fsync: aof.Fsync(s.cfg.aof.fsync.Load()), LoadTruncated: s.cfg.aof.loadTruncated.Load(), BeforeFsync: aofFsyncHook,
+		OnWriteError: s.aofWriteFailed}
 }
 
 // aofFsyncHook, when set (by tests) before the log opens, runs before each
@@ -584,10 +587,13 @@ func (s *Server) aofRewriteRunning() bool {
 func (s *Server) aofTick() {
 	l := s.aof.log.Load()
 	if l == nil {
+		if s.aof.writeErr.Load() != nil { // appendonly no: no MISCONF for the AOF (checkAOFError)
+			s.aof.writeErr.Store(nil)
+		}
 		return
 	}
 	in := l.Info()
-	s.noteWriteStatus(in)
+	s.noteWriteStatus(l, in)
 	if in.RewriteInProgress {
 		return
 	}
@@ -625,12 +631,29 @@ func (s *Server) aofTick() {
 	}
 }
 
-// noteWriteStatus keeps MISCONF's text in step with the log's last write.
-func (s *Server) noteWriteStatus(in aof.Info) {
+// aofWriteFailed runs on the log's goroutine whose write or fsync failed,
+// just before the log reports it: it sets writeErr, which callAs tests
+// before each command, so that checkAOFError, which reads the log,
+// refuses writes from the command after the failure on, as Redis does,
+// rather than from the next tick, which logs the failure and puts its
+// text in.
+func (s *Server) aofWriteFailed() { s.aof.writeErr.CompareAndSwap(nil, &aofFailedUnlogged) }
+
+// aofFailedUnlogged is writeErr between a failure and the tick that logs it.
+var aofFailedUnlogged = ""
+
+// noteWriteStatus keeps MISCONF's text in step with l's last write, whose
+// Info is in.
+func (s *Server) noteWriteStatus(l *aof.Log, in aof.Info) {
 	if in.LastWriteOK {
-		if s.aof.writeErr.Load() != nil {
-			s.log.Info("AOF write error looks solved, Redis can write again.")
-			s.aof.writeErr.Store(nil)
+		if old := s.aof.writeErr.Load(); old != nil {
+			if old != &aofFailedUnlogged {
+				s.log.Info("AOF write error looks solved, Redis can write again.")
+			}
+			s.aof.writeErr.CompareAndSwap(old, nil)
+			if _, failed := l.WriteError(); failed { // a failure since in was read
+				s.aofWriteFailed()
+			}
 		}
 		return
 	}
@@ -649,12 +672,30 @@ func (s *Server) saveRunning() bool {
 }
 
 // checkAOFError is MISCONF for the AOF: writes are refused while its last
-// write failed (Redis's writeCommandsDeniedByDiskError).
+// write failed (Redis's writeCommandsDeniedByDiskError), from the command
+// after the failure on, as the log reports it rather than as the ticker
+// last saw it, and only while the AOF is on.
 func (s *Server) checkAOFError(c *cmdCtx, cmd *command) string {
-	if msg := s.aof.writeErr.Load(); msg != nil && writeDenied(c, cmd) {
-		return *msg
+	l := s.aof.log.Load()
+	if l == nil {
+		return ""
 	}
-	return ""
+	errno, failed := l.WriteError()
+	if !failed || !writeDenied(c, cmd) {
+		return ""
+	}
+	if m := s.aof.misconf.Load(); m != nil && m.errno == errno {
+		return m.msg
+	}
+	m := &aofMisconf{errno, errAOFWritePrefix + errnoText(errno)}
+	s.aof.misconf.Store(m)
+	return m.msg
+}
+
+// aofMisconf is MISCONF's text for an errno, made once per failure.
+type aofMisconf struct {
+	errno syscall.Errno
+	msg   string
 }
 
 // cmdBgrewriteaof is BGREWRITEAOF, worded as Redis 7.0's.
