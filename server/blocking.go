@@ -110,10 +110,11 @@ func (s *Server) block(w *waiter, timeoutMs int64) {
 	}
 	bt.n.Add(1)
 	// the timer is set under the lock: a writer serving w reads w.timer
-	// once it has taken the lock after this
-	if timeoutMs > 0 {
-		d := time.Duration(timeoutMs-nowMs()) * time.Millisecond
-		w.timer = time.AfterFunc(max(d, 0), func() { s.unblock(w, waitTimedOut) })
+	// once it has taken the lock after this. Past time.Duration's range
+	// (292 years) there is no timer: the wait is forever, where the
+	// product would wrap and fire at once.
+	if left := timeoutMs - nowMs(); timeoutMs > 0 && left < math.MaxInt64/int64(time.Millisecond) {
+		w.timer = time.AfterFunc(time.Duration(max(left, 0))*time.Millisecond, func() { s.unblock(w, waitTimedOut) })
 	}
 	bt.mu.Unlock()
 	w.conn.cl.blocked = w
@@ -525,12 +526,10 @@ func parseTimeout(c *cmdCtx, arg []byte) (int64, bool) {
 		return 0, false
 	}
 	t := int64(ms)
-	if t == 0 {
+	if t == 0 || t > math.MaxInt64-c.now {
+		// Redis 7.0 adds the time unchecked (7.2 refuses it as out of
+		// range): the wrapped deadline never comes, and the wait is forever
 		return 0, true
-	}
-	if t > math.MaxInt64-c.now {
-		c.errReply("ERR timeout is out of range")
-		return 0, false
 	}
 	return c.now + t, true
 }

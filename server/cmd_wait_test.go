@@ -70,3 +70,26 @@ func init() {
 		cmd   []string
 	}{"WAIT/none", nil, []string{"WAIT", "0", "100"}})
 }
+
+// TestHugeTimeoutsWaitForever checks, on loopkv and redis-server 7.0,
+// that a timeout beyond time.Duration's range, or whose deadline passes
+// int64's, waits until CLIENT UNBLOCK rather than firing at once or being
+// refused (7.0 has no "timeout is out of range").
+func TestHugeTimeoutsWaitForever(t *testing.T) {
+	s, _ := startServer(t, Options{})
+	for _, addr := range []string{s.Addr(), startRefRedis(t)} {
+		rc, admin := dialRaw(t, addr), dialRaw(t, addr)
+		id := strings.TrimSpace(rc.do("CLIENT", "ID")[1:])
+		for _, cmd := range [][]string{{"WAIT", "1", "9000000000000000"}, {"WAIT", "1", "9223372036854775000"},
+			{"BLPOP", "nokey", "9000000000000"}, {"BLPOP", "nokey", "9223372036854000"}, {"BZPOPMIN", "nokey", "9223372000000000"}} {
+			rc.send(multibulk(cmd...))
+			expectNoReply(t, rc, addr+": "+strings.Join(cmd, " "))
+			if got := admin.do("CLIENT", "UNBLOCK", id); got != ":1\r\n" {
+				t.Fatalf("%s: %q: CLIENT UNBLOCK = %q", addr, cmd, got)
+			}
+			if got, want := rc.reply(), map[bool]string{true: ":0\r\n", false: "*-1\r\n"}[cmd[0] == "WAIT"]; got != want {
+				t.Errorf("%s: %q unblocked: %q, want %q", addr, cmd, got, want)
+			}
+		}
+	}
+}

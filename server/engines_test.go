@@ -72,6 +72,7 @@ var engineSuite = []struct {
 	{"ClientPauseKeepsExpiredKeysUntilItEnds", TestClientPauseKeepsExpiredKeysUntilItEnds},
 	{"ClientPauseStopsEviction", TestClientPauseStopsEviction},
 	{"WaitBlocksUntilItsTimeout", TestWaitBlocksUntilItsTimeout},
+	{"HugeTimeoutsWaitForever", TestHugeTimeoutsWaitForever},
 }
 
 // TestIntegrationSuiteOnEveryEngine reruns engineSuite with startServer
