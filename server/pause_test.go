@@ -173,9 +173,12 @@ func TestClientPauseStopsActiveExpiry(t *testing.T) {
 	s, _ := startServer(t, Options{})
 	for _, addr := range []string{s.Addr(), startRefRedis(t)} {
 		rc := dialRaw(t, addr)
-		rc.do("SET", "k", "v", "PX", "50")
+		rc.do("SET", "k", "v", "PX", "200")
 		rc.do("CLIENT", "PAUSE", "10000", "WRITE")
-		time.Sleep(400 * time.Millisecond) // several active expiry cycles (10 a second)
+		if got := rc.do("DBSIZE"); got != ":1\r\n" { // (a slow setup, under -race)
+			t.Fatalf("%s: DBSIZE at the start of the pause: %q; the TTL passed before it", addr, got)
+		}
+		time.Sleep(600 * time.Millisecond) // past the TTL, and several active expiry cycles (10 a second)
 		if got := rc.do("DBSIZE"); got != ":1\r\n" {
 			t.Fatalf("%s: DBSIZE during the pause: %q, want the expired key still counted", addr, got)
 		}
