@@ -23,7 +23,7 @@ import (
 //	56 added    uint64  entries added over the stream's life
 //	64 index    ref     the ID index chunk, noRef while it has no node
 //	68 nodes    uint32  nodes in the index
-//	72 groups   ref     consumer groups (reserved; none yet)
+//	72 groups   ref     consumer groups (stream_group.go; no command makes one yet)
 //	76 idxClass uint8   the index chunk's class
 //
 // An index entry is 20 bytes: the master ID (ms, seq) and the node's ref.
@@ -249,6 +249,7 @@ func (t *keyTable) streamFree(val []byte) {
 	if r := x.h.index(); r != noRef {
 		t.a.release(r, x.h[shIdxClass], x.capacity()*sixEntry)
 	}
+	t.streamGroupsFree(x.h)
 }
 
 // streamCloneFrom fills k, just created with a copy of src's header, with
@@ -264,6 +265,7 @@ func (k *kv) streamCloneFrom(src *kv) {
 		copy(nb[lnHdr:], from.lp(i))
 		k.streamAddNode(from.master(i), nr)
 	}
+	k.streamGroupsCloneFrom(src)
 }
 
 // lpInt returns the integer entry at off of a stream node (an entry that
