@@ -1,0 +1,240 @@
+package rdb
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"strconv"
+
+	"github.com/loopkv/loopkv/store"
+)
+
+// Consumer groups in a stream's RDB record (groundwork: the loader still
+// refuses a stream with groups, as the store has no group commands yet;
+// readStreamGroups and appendStreamGroups are what it will use). After
+// the group count, each group is
+//
+//	name             string
+//	last ID          two lengths, ms and seq
+//	entries read     length (19 and 21 only; -1, "not known", as 2^64-1)
+//	PEL              length, then per entry its ID as 16 raw bytes (ms,
+//	                 seq: big endian), its delivery time (8 bytes, ms,
+//	                 little endian) and its delivery count (length)
+//	consumers        length, then per consumer its name (string), its
+//	                 seen time (8 bytes, ms, little endian), its active
+//	                 time (the same; 21 only) and its PEL: a length and
+//	                 the IDs as 16 raw bytes, each in the group's PEL
+//
+// Redis writes groups, PELs and consumers in its raxes' order (names as
+// memcmp orders them, IDs ascending) but reads any order; here a load
+// refuses a name or ID twice, a consumer's ID the group's PEL lacks or
+// another consumer holds, and a pending entry no consumer holds (Redis's
+// deep integrity check refuses that last one too).
+
+// streamGroupRec is one group as read; its strings are spans of the
+// decoder's arena.
+type streamGroupRec struct {
+	name      span
+	last      store.StreamID
+	read      int64
+	pel       []streamPendingRec
+	consumers []streamConsumerRec
+}
+
+type streamPendingRec struct {
+	id       store.StreamID
+	time     int64
+	count    uint64
+	consumer int // index in consumers; -1 until a consumer names it
+}
+
+type streamConsumerRec struct {
+	name   span
+	seen   int64
+	active int64 // type 21 only
+	pel    []store.StreamID
+}
+
+// readStreamGroups reads n groups of a stream of RDB type t, checking them
+// as the comment above says.
+func (d *decoder) readStreamGroups(t byte, n uint64) ([]streamGroupRec, error) {
+	var groups []streamGroupRec
+	for i := uint64(0); i < n; i++ {
+		at := d.r.offset()
+		var g streamGroupRec
+		var err error
+		if g.name, err = d.str("a stream consumer group's name"); err != nil {
+			return nil, err
+		}
+		for _, o := range groups {
+			if string(d.bytes(o.name)) == string(d.bytes(g.name)) {
+				return nil, errAt(at, "stream consumer group name "+strconv.Quote(string(d.bytes(g.name)))+" appears twice")
+			}
+		}
+		if g.last, err = d.readStreamID("a stream consumer group's last ID"); err != nil {
+			return nil, err
+		}
+		g.read = store.GroupEntriesReadInvalid
+		if t != typeStreamLP {
+			r, err := d.r.readCount("a stream consumer group's entries read")
+			if err != nil {
+				return nil, err
+			}
+			g.read = int64(r)
+		}
+		if g.pel, err = d.readGroupPEL(); err != nil {
+			return nil, err
+		}
+		if g.consumers, err = d.readConsumers(t, &g); err != nil {
+			return nil, err
+		}
+		for _, p := range g.pel {
+			if p.consumer < 0 {
+				return nil, errAt(at, "stream consumer group "+strconv.Quote(string(d.bytes(g.name)))+" has pending entry "+p.id.String()+" with no consumer")
+			}
+		}
+		groups = append(groups, g)
+	}
+	return groups, nil
+}
+
+// readGroupPEL reads a group's pending entries and sorts them by ID.
+func (d *decoder) readGroupPEL() ([]streamPendingRec, error) {
+	n, err := d.r.readCount("a stream consumer group's PEL size")
+	if err != nil {
+		return nil, err
+	}
+	var pel []streamPendingRec
+	for i := uint64(0); i < n; i++ {
+		at := d.r.offset()
+		id, err := d.rawStreamID("a pending entry's ID")
+		if err != nil {
+			return nil, err
+		}
+		p, err := d.r.next(8, "a pending entry's delivery time")
+		if err != nil {
+			return nil, err
+		}
+		e := streamPendingRec{id: id, time: int64(binary.LittleEndian.Uint64(p)), consumer: -1}
+		if e.count, err = d.r.readCount("a pending entry's delivery count"); err != nil {
+			return nil, err
+		}
+		if j, found := pelSearch(pel, id); found {
+			return nil, errAt(at, "pending entry "+id.String()+" appears twice in a consumer group's PEL")
+		} else {
+			pel = slices.Insert(pel, j, e)
+		}
+	}
+	return pel, nil
+}
+
+func pelSearch(pel []streamPendingRec, id store.StreamID) (int, bool) {
+	return slices.BinarySearchFunc(pel, id, func(e streamPendingRec, id store.StreamID) int { return e.id.Cmp(id) })
+}
+
+// readConsumers reads a group's consumers, naming their entries in g.pel.
+func (d *decoder) readConsumers(t byte, g *streamGroupRec) ([]streamConsumerRec, error) {
+	n, err := d.r.readCount("a stream consumer group's consumer count")
+	if err != nil {
+		return nil, err
+	}
+	var cons []streamConsumerRec
+	for i := uint64(0); i < n; i++ {
+		at := d.r.offset()
+		var c streamConsumerRec
+		if c.name, err = d.str("a stream consumer's name"); err != nil {
+			return nil, err
+		}
+		for _, o := range cons {
+			if string(d.bytes(o.name)) == string(d.bytes(c.name)) {
+				return nil, errAt(at, "stream consumer "+strconv.Quote(string(d.bytes(c.name)))+" appears twice in a group")
+			}
+		}
+		if c.seen, err = d.millis("a stream consumer's seen time"); err != nil {
+			return nil, err
+		}
+		if t == typeStreamLP3 {
+			if c.active, err = d.millis("a stream consumer's active time"); err != nil {
+				return nil, err
+			}
+		}
+		np, err := d.r.readCount("a stream consumer's PEL size")
+		if err != nil {
+			return nil, err
+		}
+		for j := uint64(0); j < np; j++ {
+			at := d.r.offset()
+			id, err := d.rawStreamID("a stream consumer's pending entry ID")
+			if err != nil {
+				return nil, err
+			}
+			k, found := pelSearch(g.pel, id)
+			if !found {
+				return nil, errAt(at, "stream consumer's pending entry "+id.String()+" is not in its group's PEL")
+			}
+			if g.pel[k].consumer >= 0 {
+				return nil, errAt(at, "pending entry "+id.String()+" is held by two consumers, or twice by one")
+			}
+			g.pel[k].consumer = len(cons)
+			c.pel = append(c.pel, id)
+		}
+		cons = append(cons, c)
+	}
+	return cons, nil
+}
+
+// rawStreamID reads an ID as 16 raw bytes, ms and seq big endian.
+func (d *decoder) rawStreamID(what string) (store.StreamID, error) {
+	p, err := d.r.next(16, what)
+	if err != nil {
+		return store.StreamID{}, err
+	}
+	return store.StreamID{Ms: binary.BigEndian.Uint64(p), Seq: binary.BigEndian.Uint64(p[8:])}, nil
+}
+
+// millis reads a millisecond time as 8 bytes, little endian.
+func (d *decoder) millis(what string) (int64, error) {
+	p, err := d.r.next(8, what)
+	if err != nil {
+		return 0, err
+	}
+	return int64(binary.LittleEndian.Uint64(p)), nil
+}
+
+// appendStreamGroups appends groups as STREAM_LISTPACKS_2 writes them
+// (the count first), in Redis's order: groups and consumers by name, PELs
+// by ID. str returns a span's bytes.
+func (e *encoder) appendStreamGroups(groups []streamGroupRec, str func(span) []byte) {
+	gs := slices.Clone(groups)
+	slices.SortFunc(gs, func(a, b streamGroupRec) int { return cmp.Compare(string(str(a.name)), string(str(b.name))) })
+	e.buf = appendLen(e.buf, uint64(len(gs)))
+	for _, g := range gs {
+		e.str(str(g.name))
+		e.buf = appendLen(appendLen(e.buf, g.last.Ms), g.last.Seq)
+		e.buf = appendLen(e.buf, uint64(g.read))
+		e.buf = appendLen(e.buf, uint64(len(g.pel)))
+		for _, p := range g.pel { // sorted as read
+			e.buf = appendRawID(e.buf, p.id)
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(p.time))
+			e.buf = appendLen(e.buf, p.count)
+		}
+		cs := slices.Clone(g.consumers)
+		slices.SortFunc(cs, func(a, b streamConsumerRec) int { return cmp.Compare(string(str(a.name)), string(str(b.name))) })
+		e.buf = appendLen(e.buf, uint64(len(cs)))
+		for _, c := range cs {
+			e.str(str(c.name))
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(c.seen))
+			ids := slices.Clone(c.pel)
+			slices.SortFunc(ids, store.StreamID.Cmp)
+			e.buf = appendLen(e.buf, uint64(len(ids)))
+			for _, id := range ids {
+				e.buf = appendRawID(e.buf, id)
+			}
+		}
+		e.spill()
+	}
+}
+
+func appendRawID(dst []byte, id store.StreamID) []byte {
+	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(dst, id.Ms), id.Seq)
+}
