@@ -42,7 +42,7 @@ func (e *encoder) stream(v *store.Value) {
 	e.buf = appendLen(appendLen(e.buf, m.FirstID.Ms), m.FirstID.Seq)
 	e.buf = appendLen(appendLen(e.buf, m.MaxDeletedID.Ms), m.MaxDeletedID.Seq)
 	e.buf = appendLen(e.buf, m.EntriesAdded)
-	e.buf = appendLen(e.buf, 0) // consumer groups
+	e.streamGroups(v)
 	e.spill()
 }
 

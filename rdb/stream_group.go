@@ -11,7 +11,8 @@ import (
 
 // Consumer groups in a stream's RDB record (groundwork: the loader still
 // refuses a stream with groups, as the store has no group commands yet;
-// readStreamGroups and appendStreamGroups are what it will use). After
+// readStreamGroups and storeGroups are what it will use;
+// streamGroups writes the store's groups, none until commands make them). After
 // the group count, each group is
 //
 //	name             string
@@ -201,38 +202,72 @@ func (d *decoder) millis(what string) (int64, error) {
 	return int64(binary.LittleEndian.Uint64(p)), nil
 }
 
-// appendStreamGroups appends groups as STREAM_LISTPACKS_2 writes them
-// (the count first), in Redis's order: groups and consumers by name, PELs
-// by ID. str returns a span's bytes.
-func (e *encoder) appendStreamGroups(groups []streamGroupRec, str func(span) []byte) {
-	gs := slices.Clone(groups)
-	slices.SortFunc(gs, func(a, b streamGroupRec) int { return cmp.Compare(string(str(a.name)), string(str(b.name))) })
-	e.buf = appendLen(e.buf, uint64(len(gs)))
-	for _, g := range gs {
-		e.str(str(g.name))
-		e.buf = appendLen(appendLen(e.buf, g.last.Ms), g.last.Seq)
-		e.buf = appendLen(e.buf, uint64(g.read))
-		e.buf = appendLen(e.buf, uint64(len(g.pel)))
-		for _, p := range g.pel { // sorted as read
-			e.buf = appendRawID(e.buf, p.id)
-			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(p.time))
-			e.buf = appendLen(e.buf, p.count)
+// streamGroups appends v's consumer groups as STREAM_LISTPACKS_2 writes
+// them (the count first), in the store's order, which is Redis's: groups
+// and consumers by name, PELs by ID.
+func (e *encoder) streamGroups(v *store.Value) {
+	n := 0
+	v.StreamGroups(func(*store.StreamGroup) bool { n++; return true })
+	e.buf = appendLen(e.buf, uint64(n))
+	v.StreamGroups(func(g *store.StreamGroup) bool {
+		e.str(g.Name)
+		e.buf = appendLen(appendLen(e.buf, g.LastID.Ms), g.LastID.Seq)
+		e.buf = appendLen(e.buf, uint64(g.EntriesRead))
+		e.buf = appendLen(e.buf, uint64(len(g.Pending)))
+		for _, p := range g.Pending {
+			e.buf = appendRawID(e.buf, p.ID)
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(p.DeliveryTime))
+			e.buf = appendLen(e.buf, p.DeliveryCount)
+			e.spill()
 		}
-		cs := slices.Clone(g.consumers)
-		slices.SortFunc(cs, func(a, b streamConsumerRec) int { return cmp.Compare(string(str(a.name)), string(str(b.name))) })
-		e.buf = appendLen(e.buf, uint64(len(cs)))
-		for _, c := range cs {
-			e.str(str(c.name))
-			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(c.seen))
-			ids := slices.Clone(c.pel)
-			slices.SortFunc(ids, store.StreamID.Cmp)
-			e.buf = appendLen(e.buf, uint64(len(ids)))
-			for _, id := range ids {
-				e.buf = appendRawID(e.buf, id)
+		e.buf = appendLen(e.buf, uint64(len(g.Consumers)))
+		for ci, c := range g.Consumers {
+			e.str(c.Name)
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(c.SeenTime))
+			own := 0
+			for _, p := range g.Pending {
+				if p.Consumer == ci {
+					own++
+				}
+			}
+			e.buf = appendLen(e.buf, uint64(own))
+			for _, p := range g.Pending {
+				if p.Consumer == ci {
+					e.buf = appendRawID(e.buf, p.ID)
+					e.spill()
+				}
 			}
 		}
-		e.spill()
+		return true
+	})
+}
+
+// storeGroups converts groups as read to the store's form (the decoder's
+// arena holds their names until the next value).
+func (d *decoder) storeGroups(groups []streamGroupRec) []store.StreamGroup {
+	out := make([]store.StreamGroup, len(groups))
+	for i, g := range groups {
+		sg := store.StreamGroup{Name: d.bytes(g.name), LastID: g.last, EntriesRead: g.read}
+		order := make([]int, len(g.consumers)) // consumers by name: the store's order
+		for j := range order {
+			order[j] = j
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			return cmp.Compare(string(d.bytes(g.consumers[a].name)), string(d.bytes(g.consumers[b].name)))
+		})
+		rank := make([]int, len(order))
+		for r, j := range order {
+			rank[j] = r
+			sg.Consumers = append(sg.Consumers, store.StreamConsumer{Name: d.bytes(g.consumers[j].name), SeenTime: g.consumers[j].seen})
+		}
+		for _, p := range g.pel {
+			sg.Pending = append(sg.Pending, store.StreamPending{ID: p.id, DeliveryTime: p.time, DeliveryCount: p.count,
+				Consumer: rank[p.consumer]})
+		}
+		out[i] = sg
 	}
+	slices.SortFunc(out, func(a, b store.StreamGroup) int { return cmp.Compare(string(a.Name), string(b.Name)) })
+	return out
 }
 
 func appendRawID(dst []byte, id store.StreamID) []byte {

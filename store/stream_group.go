@@ -436,3 +436,106 @@ func (k *kv) streamGroupsCloneFrom(src *kv) {
 		}
 	}
 }
+
+// StreamGroup is one consumer group as RDB stores it and AOF rewrite
+// rebuilds it.
+type StreamGroup struct {
+	Name        []byte
+	LastID      StreamID
+	EntriesRead int64            // GroupEntriesReadInvalid when not known
+	Pending     []StreamPending  // ascending IDs
+	Consumers   []StreamConsumer // ascending names (memcmp)
+}
+
+// StreamPending is a pending entry of a group.
+type StreamPending struct {
+	ID            StreamID
+	DeliveryTime  int64 // ms
+	DeliveryCount uint64
+	Consumer      int // index in the group's Consumers
+}
+
+// StreamConsumer is a consumer of a group.
+type StreamConsumer struct {
+	Name     []byte
+	SeenTime int64 // ms
+}
+
+// StreamGroups calls fn with each consumer group of a stream value in
+// Redis's order (names as memcmp orders them), until fn returns false; g
+// and its slices are valid during the call.
+func (v *Value) StreamGroups(fn func(g *StreamGroup) bool) {
+	if v.Type != TypeStream {
+		return
+	}
+	h := streamHdr(v.val)
+	r := ref(le.Uint32(h[shGroups:]))
+	if r == noRef {
+		return
+	}
+	a := &v.t.a
+	d := garray(a.at(r)[:gaDesc])
+	var sg StreamGroup
+	for i := 0; i < d.n(); i++ {
+		gr := ref(le.Uint32(d.at(a, 4, i)))
+		g := sgroup{a, gr, a.at(gr)}
+		sg = StreamGroup{Name: g.name(), LastID: g.last(), EntriesRead: g.entriesRead(),
+			Pending: sg.Pending[:0], Consumers: sg.Consumers[:0]}
+		for j := 0; j < g.cons().n(); j++ {
+			c := g.consAt(j)
+			sg.Consumers = append(sg.Consumers, StreamConsumer{Name: c.name(), SeenTime: c.seen()})
+		}
+		for j := 0; j < g.pel().n(); j++ {
+			e := g.pelAt(j)
+			ci, _ := g.consumerFind(g.consumerAt(e.consumer()).name())
+			sg.Pending = append(sg.Pending, StreamPending{ID: e.id(), DeliveryTime: e.time(), DeliveryCount: e.count(),
+				Consumer: ci})
+		}
+		if !fn(&sg) {
+			return
+		}
+	}
+}
+
+// LoadStreamGroups adds groups to key's stream, which has none (a
+// loader's step after LoadStream). Refused with ErrStreamGroups: a
+// group name twice, a consumer name twice or out of order, pending IDs
+// not ascending, a pending entry naming no consumer.
+func (s *Store) LoadStreamGroups(db int, key []byte, groups []StreamGroup) error {
+	for gi := range groups {
+		g := &groups[gi]
+		for i := range g.Consumers {
+			if i > 0 && bytes.Compare(g.Consumers[i-1].Name, g.Consumers[i].Name) >= 0 {
+				return ErrStreamGroups
+			}
+		}
+		for i, p := range g.Pending {
+			if i > 0 && !g.Pending[i-1].ID.Less(p.ID) || p.Consumer < 0 || p.Consumer >= len(g.Consumers) {
+				return ErrStreamGroups
+			}
+		}
+		for _, o := range groups[:gi] {
+			if bytes.Equal(o.Name, g.Name) {
+				return ErrStreamGroups
+			}
+		}
+	}
+	var k kv
+	st := s.openInto(&k, db, key, 0, TypeStream, forWrite)
+	defer k.release()
+	if st != OK || !k.exists() || k.streamGroupCount() != 0 {
+		return ErrStreamGroups
+	}
+	for gi := range groups {
+		sg := &groups[gi]
+		g, _ := k.streamGroupCreate(sg.Name, sg.LastID, sg.EntriesRead)
+		cons := make([]sconsumer, len(sg.Consumers))
+		for i, c := range sg.Consumers {
+			cons[i], _ = g.consumerCreate(c.Name, c.SeenTime)
+		}
+		for _, p := range sg.Pending {
+			g.pelAdd(p.ID, cons[p.Consumer], p.DeliveryTime).setCount(p.DeliveryCount)
+		}
+	}
+	return nil
+}

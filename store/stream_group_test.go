@@ -192,11 +192,74 @@ func TestStreamGroupsMatchModel(t *testing.T) {
 		t.Fatal(st)
 	}
 	groupsCheck(t, s, []byte("copy"), m)
+	loaded := []byte("loaded")
+	s.XAdd(0, loaded, [][]byte{[]byte("f"), []byte("v")}, &XAddOptions{}, t0)
+	if err := s.LoadStreamGroups(0, loaded, streamGroupsOf(t, s, key)); err != nil {
+		t.Fatal(err)
+	}
+	groupsCheck(t, s, loaded, m)
+	if err := s.LoadStreamGroups(0, loaded, nil); err != ErrStreamGroups && len(m) > 0 {
+		t.Fatalf("a second load = %v", err)
+	}
+	s.Del(0, loaded, t0)
 	s.Del(0, key, t0)
 	groupsCheck(t, s, []byte("copy"), m)
 	s.Del(0, []byte("copy"), t0)
 	if u := s.UsedMemory(); u != 0 {
 		t.Fatalf("UsedMemory = %d after deleting both streams", u)
+	}
+}
+
+// streamGroupsOf returns copies of key's groups as Value.StreamGroups
+// gives them.
+func streamGroupsOf(t *testing.T, s *Store, key []byte) []StreamGroup {
+	t.Helper()
+	var out []StreamGroup
+	s.View(0, key, t0, func(v *Value) {
+		v.StreamGroups(func(g *StreamGroup) bool {
+			c := *g
+			c.Name = slices.Clone(g.Name)
+			c.Pending = slices.Clone(g.Pending)
+			c.Consumers = nil
+			for _, sc := range g.Consumers {
+				c.Consumers = append(c.Consumers, StreamConsumer{Name: slices.Clone(sc.Name), SeenTime: sc.SeenTime})
+			}
+			out = append(out, c)
+			return true
+		})
+	})
+	return out
+}
+
+// loadStreamGroupsRefusals are group lists LoadStreamGroups refuses.
+var loadStreamGroupsRefusals = []struct {
+	name   string
+	groups []StreamGroup
+}{
+	{"group twice", []StreamGroup{{Name: []byte("g")}, {Name: []byte("g")}}},
+	{"consumers out of order", []StreamGroup{{Name: []byte("g"), Consumers: []StreamConsumer{{Name: []byte("b")}, {Name: []byte("a")}}}}},
+	{"consumer twice", []StreamGroup{{Name: []byte("g"), Consumers: []StreamConsumer{{Name: []byte("a")}, {Name: []byte("a")}}}}},
+	{"pending not ascending", []StreamGroup{{Name: []byte("g"), Consumers: []StreamConsumer{{Name: []byte("a")}},
+		Pending: []StreamPending{{ID: StreamID{2, 0}}, {ID: StreamID{1, 0}}}}}},
+	{"pending without consumer", []StreamGroup{{Name: []byte("g"), Pending: []StreamPending{{ID: StreamID{1, 0}}}}}},
+}
+
+// TestLoadStreamGroupsRefusesInconsistentGroups: each is refused and
+// leaves the stream without groups; a key that is no stream is refused.
+func TestLoadStreamGroupsRefusesInconsistentGroups(t *testing.T) {
+	s := New(Options{Shards: 1, Databases: 1})
+	key := []byte("s")
+	s.XAdd(0, key, [][]byte{[]byte("f"), []byte("v")}, &XAddOptions{}, t0)
+	for i, tt := range loadStreamGroupsRefusals {
+		if err := s.LoadStreamGroups(0, key, tt.groups); err != ErrStreamGroups {
+			t.Errorf("#%d %s: %v, want ErrStreamGroups", i, tt.name, err)
+		}
+		if g := streamGroupsOf(t, s, key); len(g) != 0 {
+			t.Errorf("#%d %s: left %d groups", i, tt.name, len(g))
+		}
+	}
+	if err := s.LoadStreamGroups(0, []byte("nokey"), []StreamGroup{{Name: []byte("g")}}); err != ErrStreamGroups {
+		t.Errorf("missing key: %v", err)
 	}
 }
 

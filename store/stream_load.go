@@ -191,6 +191,10 @@ func ValidateStreamNode(lp []byte, master, after StreamID, first bool) (int64, S
 // entry).
 var ErrStreamMeta = errors.New("store: stream metadata does not match its nodes")
 
+// ErrStreamGroups is LoadStreamGroups' error for groups that do not fit
+// together or a key that is not a stream without groups.
+var ErrStreamGroups = errors.New("store: stream consumer groups are inconsistent")
+
 // LoadStream stores a stream of the given nodes (listpacks in Redis's
 // stream-node format, with their master IDs) and metadata, with TTL
 // expireAt. Every node is validated first. It returns ErrKeyExists when
