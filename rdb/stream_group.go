@@ -221,21 +221,19 @@ func (e *encoder) streamGroups(v *store.Value) {
 			e.spill()
 		}
 		e.buf = appendLen(e.buf, uint64(len(g.Consumers)))
+		byCons := store.PendingByConsumer(g)
+		j := 0
 		for ci, c := range g.Consumers {
 			e.str(c.Name)
 			e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(c.SeenTime))
-			own := 0
-			for _, p := range g.Pending {
-				if p.Consumer == ci {
-					own++
-				}
+			end := j
+			for end < len(byCons) && g.Pending[byCons[end]].Consumer == ci {
+				end++
 			}
-			e.buf = appendLen(e.buf, uint64(own))
-			for _, p := range g.Pending {
-				if p.Consumer == ci {
-					e.buf = appendRawID(e.buf, p.ID)
-					e.spill()
-				}
+			e.buf = appendLen(e.buf, uint64(end-j))
+			for ; j < end; j++ {
+				e.buf = appendRawID(e.buf, g.Pending[byCons[j]].ID)
+				e.spill()
 			}
 		}
 		return true

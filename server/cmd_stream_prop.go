@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strconv"
+
 	"github.com/loopkv/loopkv/resp"
 	"github.com/loopkv/loopkv/store"
 )
@@ -108,7 +110,7 @@ func parseReplyID(b []byte) store.StreamID {
 // appendStreamCommands appends the commands that rebuild stream v, as
 // Redis's rewriteStreamObject: one XADD per entry (an empty stream as XADD
 // MAXLEN 0 of a placeholder), then XSETID with the last ID, entries added
-// and max deleted ID.
+// and max deleted ID, then its consumer groups (appendStreamGroupCommands).
 func appendStreamCommands(buf []byte, v *store.Value) []byte {
 	var idb [41]byte
 	if v.Len() > 0 {
@@ -136,5 +138,59 @@ func appendStreamCommands(buf []byte, v *store.Value) []byte {
 	buf = resp.AppendBulkString(buf, "ENTRIESADDED")
 	buf = resp.AppendBulkInt(buf, int64(m.EntriesAdded))
 	buf = resp.AppendBulkString(buf, "MAXDELETEDID")
-	return resp.AppendBulk(buf, store.AppendStreamID(idb[:0], m.MaxDeletedID))
+	buf = resp.AppendBulk(buf, store.AppendStreamID(idb[:0], m.MaxDeletedID))
+	return appendStreamGroupCommands(buf, v)
+}
+
+// appendStreamGroupCommands appends the commands that rebuild stream v's
+// consumer groups, as Redis 7.0's rewriteStreamObject writes them: per
+// group (by name) XGROUP CREATE key group last-id ENTRIESREAD n (-1 when
+// not known), then per consumer (by name) an XCLAIM key group consumer 0
+// id TIME ms RETRYCOUNT n JUSTID FORCE per pending entry it holds (by
+// ID), or XGROUP CREATECONSUMER key group consumer when it holds none.
+// (No command makes groups yet; a loader will.)
+func appendStreamGroupCommands(buf []byte, v *store.Value) []byte {
+	var idb [41]byte
+	v.StreamGroups(func(g *store.StreamGroup) bool {
+		buf = resp.AppendArrayLen(buf, 7)
+		buf = resp.AppendBulkString(buf, "XGROUP")
+		buf = resp.AppendBulkString(buf, "CREATE")
+		buf = resp.AppendBulk(buf, v.Key)
+		buf = resp.AppendBulk(buf, g.Name)
+		buf = resp.AppendBulk(buf, store.AppendStreamID(idb[:0], g.LastID))
+		buf = resp.AppendBulkString(buf, "ENTRIESREAD")
+		buf = resp.AppendBulkInt(buf, g.EntriesRead)
+		byCons := store.PendingByConsumer(g)
+		j := 0
+		for ci, c := range g.Consumers {
+			held := false
+			for ; j < len(byCons) && g.Pending[byCons[j]].Consumer == ci; j++ {
+				p := &g.Pending[byCons[j]]
+				held = true
+				buf = resp.AppendArrayLen(buf, 12)
+				buf = resp.AppendBulkString(buf, "XCLAIM")
+				buf = resp.AppendBulk(buf, v.Key)
+				buf = resp.AppendBulk(buf, g.Name)
+				buf = resp.AppendBulk(buf, c.Name)
+				buf = resp.AppendBulkString(buf, "0")
+				buf = resp.AppendBulk(buf, store.AppendStreamID(idb[:0], p.ID))
+				buf = resp.AppendBulkString(buf, "TIME")
+				buf = resp.AppendBulkInt(buf, p.DeliveryTime)
+				buf = resp.AppendBulkString(buf, "RETRYCOUNT")
+				buf = resp.AppendBulk(buf, strconv.AppendUint(idb[:0], p.DeliveryCount, 10))
+				buf = resp.AppendBulkString(buf, "JUSTID")
+				buf = resp.AppendBulkString(buf, "FORCE")
+			}
+			if !held {
+				buf = resp.AppendArrayLen(buf, 5)
+				buf = resp.AppendBulkString(buf, "XGROUP")
+				buf = resp.AppendBulkString(buf, "CREATECONSUMER")
+				buf = resp.AppendBulk(buf, v.Key)
+				buf = resp.AppendBulk(buf, g.Name)
+				buf = resp.AppendBulk(buf, c.Name)
+			}
+		}
+		return true
+	})
+	return buf
 }

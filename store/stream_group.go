@@ -1,6 +1,10 @@
 package store
 
-import "bytes"
+import (
+	"bytes"
+	"cmp"
+	"slices"
+)
 
 // Consumer groups' storage (groundwork: no command creates a group yet).
 // Redis keeps a stream's groups in a rax by name, each group's pending
@@ -538,4 +542,16 @@ func (s *Store) LoadStreamGroups(db int, key []byte, groups []StreamGroup) error
 		}
 	}
 	return nil
+}
+
+// PendingByConsumer returns the indexes of g.Pending ordered by consumer,
+// each consumer's by ID: a consumer's own PEL, as RDB and AOF rewrite
+// write it.
+func PendingByConsumer(g *StreamGroup) []int {
+	idx := make([]int, len(g.Pending))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g.Pending[a].Consumer, g.Pending[b].Consumer) })
+	return idx
 }
