@@ -622,5 +622,5 @@ func (t *keyTable) streamUsage(h streamHdr, samples int) int64 {
 	if seen > 0 {
 		n += sum * int64(h.nodes()) / seen
 	}
-	return n
+	return n + t.streamGroupsUsage(h)
 }

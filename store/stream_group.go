@@ -555,3 +555,26 @@ func PendingByConsumer(g *StreamGroup) []int {
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g.Pending[a].Consumer, g.Pending[b].Consumer) })
 	return idx
 }
+
+// streamGroupsUsage returns the bytes of the chunks of a stream's groups
+// (MEMORY USAGE). Caller holds the shard lock.
+func (t *keyTable) streamGroupsUsage(h streamHdr) int64 {
+	r := ref(le.Uint32(h[shGroups:]))
+	if r == noRef {
+		return 0
+	}
+	a := &t.a
+	d := garray(a.at(r)[:gaDesc])
+	n := int64(16 + d.capacity(a, 4)*4)
+	for i := 0; i < d.n(); i++ {
+		gr := ref(le.Uint32(d.at(a, 4, i)))
+		g := sgroup{a, gr, a.at(gr)}
+		n += int64(chunkSize(classOf(gName+len(g.name())), gName+len(g.name())))
+		n += int64(g.pel().capacity(a, peSize)*peSize + g.cons().capacity(a, 4)*4)
+		for j := 0; j < g.cons().n(); j++ {
+			size := cName + len(g.consAt(j).name())
+			n += int64(chunkSize(classOf(size), size))
+		}
+	}
+	return n
+}

@@ -91,7 +91,8 @@ func groupsCheck(t *testing.T, s *Store, key []byte, m map[string]*groupModel) {
 
 // TestStreamGroupsMatchModel runs random group, consumer and PEL
 // operations (fixed seed) on a stream and on groupModel and compares after
-// each; then a COPY holds the same groups, and deleting both streams
+// each; then a COPY, a load of the groups as Value.StreamGroups gives
+// them and a RENAME hold the same groups, and deleting the streams
 // returns every byte the store counted.
 func TestStreamGroupsMatchModel(t *testing.T) {
 	const seed = 7
@@ -204,7 +205,11 @@ func TestStreamGroupsMatchModel(t *testing.T) {
 	s.Del(0, loaded, t0)
 	s.Del(0, key, t0)
 	groupsCheck(t, s, []byte("copy"), m)
-	s.Del(0, []byte("copy"), t0)
+	if st := s.Rename(0, []byte("copy"), []byte("renamed"), t0, false); st != OK {
+		t.Fatal(st)
+	}
+	groupsCheck(t, s, []byte("renamed"), m)
+	s.Del(0, []byte("renamed"), t0)
 	if u := s.UsedMemory(); u != 0 {
 		t.Fatalf("UsedMemory = %d after deleting both streams", u)
 	}
@@ -283,6 +288,9 @@ func TestStreamGroupPELGrowsAndShrinks(t *testing.T) {
 	})
 	if grown := s.UsedMemory() - base; grown < n*peSize {
 		t.Fatalf("UsedMemory grew by %d for %d pending entries", grown, n)
+	}
+	if u, _ := s.MemoryUsage(0, key, t0, 0); u < n*peSize {
+		t.Fatalf("MEMORY USAGE %d with %d pending entries", u, n)
 	}
 	withStreamKey(t, s, key, func(k *kv) {
 		g, _ := k.streamGroupFind([]byte("g"))
