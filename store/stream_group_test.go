@@ -289,7 +289,7 @@ func TestStreamGroupPELGrowsAndShrinks(t *testing.T) {
 	if grown := s.UsedMemory() - base; grown < n*peSize {
 		t.Fatalf("UsedMemory grew by %d for %d pending entries", grown, n)
 	}
-	if u, _ := s.MemoryUsage(0, key, t0, 0); u < n*peSize {
+	if u, _ := s.MemoryUsage(0, key, 0); u < n*peSize {
 		t.Fatalf("MEMORY USAGE %d with %d pending entries", u, n)
 	}
 	withStreamKey(t, s, key, func(k *kv) {
