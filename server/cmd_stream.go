@@ -22,7 +22,6 @@ const (
 	errXAddZeroID      = "ERR The ID specified in XADD must be greater than 0-0"
 	errXAddTooSmall    = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
 	errXAddExhausted   = "ERR The stream has exhausted the last possible ID, unable to add more items"
-	errXSetIDMaxDel    = "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id"
 	errXSetIDTop       = "ERR The ID specified in XSETID is smaller than the target stream top item"
 	errXSetIDAdded     = "ERR The entries_added specified in XSETID is smaller than the target stream length"
 )
@@ -36,8 +35,6 @@ func streamStatusError(st store.Status) string {
 		return errXAddTooSmall
 	case store.StreamExhausted:
 		return errXAddExhausted
-	case store.StreamSetIDMaxDeleted:
-		return errXSetIDMaxDel
 	case store.StreamSetIDTop:
 		return errXSetIDTop
 	case store.StreamSetIDAdded:

@@ -27,11 +27,10 @@ const (
 
 // The stream statuses (stream_ops.go), after the others.
 const (
-	StreamIDTooSmall      Status = CorruptHLL + 1 + iota // XADD: the ID is not above the stream's last
-	StreamExhausted                                      // XADD: the stream's last ID is the largest there is
-	StreamSetIDMaxDeleted                                // XSETID: the ID is below the max deleted entry ID
-	StreamSetIDTop                                       // XSETID: the ID is below the last entry's
-	StreamSetIDAdded                                     // XSETID: entries-added is below the length
+	StreamIDTooSmall Status = CorruptHLL + 1 + iota // XADD: the ID is not above the stream's last
+	StreamExhausted                                 // XADD: the stream's last ID is the largest there is
+	StreamSetIDTop                                  // XSETID: the ID is below the last entry's
+	StreamSetIDAdded                                // XSETID: entries-added is below the length
 )
 
 var statusNames = [...]string{
@@ -54,11 +53,10 @@ var statusNames = [...]string{
 	NotHLL:         "NotHLL",
 	CorruptHLL:     "CorruptHLL",
 
-	StreamIDTooSmall:      "StreamIDTooSmall",
-	StreamExhausted:       "StreamExhausted",
-	StreamSetIDMaxDeleted: "StreamSetIDMaxDeleted",
-	StreamSetIDTop:        "StreamSetIDTop",
-	StreamSetIDAdded:      "StreamSetIDAdded",
+	StreamIDTooSmall: "StreamIDTooSmall",
+	StreamExhausted:  "StreamExhausted",
+	StreamSetIDTop:   "StreamSetIDTop",
+	StreamSetIDAdded: "StreamSetIDAdded",
 }
 
 // String returns the status's name.

@@ -217,12 +217,6 @@ func FuzzStream(f *testing.F) {
 					}
 					continue
 				}
-				if id.Less(m.maxDel) {
-					if st != StreamSetIDMaxDeleted {
-						t.Fatalf("XSetID %v below max deleted %v: %v", id, m.maxDel, st)
-					}
-					continue
-				}
 				if st != OK {
 					t.Fatalf("XSetID %v: %v", id, st)
 				}

@@ -311,8 +311,8 @@ func (s *Store) XLastID(db int, key []byte, now int64) (StreamID, bool, Status) 
 
 // XSetID sets key's last ID, and its entries-added count when added >= 0
 // and its max deleted ID when maxDel is not 0-0 (XSETID). NotFound when
-// key does not exist; StreamSetIDMaxDeleted, StreamSetIDTop and
-// StreamSetIDAdded for Redis's three refusals.
+// key does not exist; StreamSetIDTop and StreamSetIDAdded for Redis
+// 7.0's two refusals of an existing stream.
 func (s *Store) XSetID(db int, key []byte, id StreamID, added int64, maxDel StreamID, now int64) Status {
 	var k kv
 	st := s.openInto(&k, db, key, now, TypeStream, forUpdate)
@@ -320,10 +320,9 @@ func (s *Store) XSetID(db int, key []byte, id StreamID, added int64, maxDel Stre
 	if st != OK {
 		return st
 	}
+	// No check against the current max deleted ID: Redis 7.0.15 has none
+	// (XSETID s 3 on an empty stream whose max deleted ID is 15-0 is OK).
 	h := k.streamHdr()
-	if id.Less(h.maxDel()) {
-		return StreamSetIDMaxDeleted
-	}
 	if h.length() > 0 {
 		top, _ := k.streamEdge(true)
 		if id.Less(top) {
