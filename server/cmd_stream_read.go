@@ -15,22 +15,18 @@ import (
 // array, as a timeout's.
 func cmdXRead(c *cmdCtx) {
 	a := c.args
-	count, timeout, streams := int64(0), int64(-1), 0
+	count, streams := int64(0), 0
+	block, deadline := false, int64(0)
 	for i := 1; i < len(a); i++ {
 		more := len(a) - i - 1
 		switch {
 		case more > 0 && optIs(a[i], "block"):
 			i++
-			ms, ok := store.ParseInt(a[i])
-			if !ok {
-				c.errReply("ERR timeout is not an integer or out of range")
+			var ok bool
+			if deadline, ok = parseTimeoutMs(c, a[i]); !ok { // cmd_wait.go
 				return
 			}
-			if ms < 0 {
-				c.errReply("ERR timeout is negative")
-				return
-			}
-			timeout = ms
+			block = true
 		case more > 0 && optIs(a[i], "count"):
 			i++
 			n, ok := intArg(c, a[i])
@@ -90,13 +86,9 @@ func cmdXRead(c *cmdCtx) {
 	if xreadNow(c, keys, ids, count) {
 		return
 	}
-	if timeout < 0 || c.cl.conn == nil || c.cl.execing {
+	if !block || c.cl.conn == nil || c.cl.execing {
 		c.nullArray()
 		return
-	}
-	deadline := int64(0)
-	if timeout > 0 {
-		deadline = c.now + timeout
 	}
 	w := newWaiter(c, keys, popStream, nullArrayReply(c.cl.proto))
 	w.xread, w.xids, w.count = true, append([]store.StreamID(nil), ids...), int(min(count, 1<<31-1))
